@@ -1,0 +1,80 @@
+# scx_mlb build. Everything generated goes to $(B) (build/).
+#
+#   make            build the scheduler, the model tool and the host tests
+#   make run        run scx_mlb (here on a sched_ext host, else in the test guest with a demo)
+#   make test       install what is missing, build, run every test (unit + guest)
+#   make bench-nn   benchmark the fixed-point network (key=value lines)
+#   make format     clang-format the C sources
+
+B := build
+CC := gcc
+CLANG ?= clang-19
+BPFTOOL ?= bpftool
+ARCH := x86
+
+CFLAGS_COMMON := -O2 -g -Wall -Wextra -Werror -Iinclude -I$(B) -D_GNU_SOURCE
+CFLAGS := $(CFLAGS_COMMON) -std=gnu11
+LDLIBS_BPF := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
+# Host unit tests run with sanitizers.
+SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -mcpu=v3 -Wall -Werror \
+	-Wno-missing-declarations -Iinclude -I$(B) -Isrc/bpf
+
+DEPS_STAMP := /var/lib/scx_mlb-deps.v1
+KERNEL_DIR := $(B)/kernel
+
+.PHONY: all deps kernel run test test-unit test-vm bench-nn format clean
+all: $(B)/scx_mlb
+
+deps: $(DEPS_STAMP)
+$(DEPS_STAMP): scripts/install-deps.sh
+	bash scripts/install-deps.sh
+
+kernel: $(KERNEL_DIR)/version
+$(KERNEL_DIR)/version: tests/vm/fetch-kernel.sh | $(DEPS_STAMP)
+	bash tests/vm/fetch-kernel.sh $(KERNEL_DIR)
+
+# Kernel types for BPF: the running kernel's BTF on a sched_ext host, else the test kernel's.
+VMLINUX_BTF ?= $(if $(wildcard /sys/kernel/sched_ext),/sys/kernel/btf/vmlinux,$(KERNEL_DIR)/vmlinux)
+$(B)/vmlinux.h: | $(DEPS_STAMP)
+	@mkdir -p $(B)
+	@if [ "$(VMLINUX_BTF)" = "$(KERNEL_DIR)/vmlinux" ]; then $(MAKE) --no-print-directory kernel; fi
+	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
+
+BPF_HDRS := $(wildcard src/bpf/*.h) $(wildcard include/mlb/*.h)
+$(B)/scx_mlb.bpf.o: src/bpf/scx_mlb.bpf.c $(BPF_HDRS) $(B)/vmlinux.h | $(DEPS_STAMP)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(B)/scx_mlb.skel.h: $(B)/scx_mlb.bpf.o
+	$(BPFTOOL) gen skeleton $< name scx_mlb > $@.tmp && mv $@.tmp $@
+
+MLB_SRCS := src/scx_mlb.c src/topology.c src/stats.c
+$(B)/scx_mlb: $(MLB_SRCS) $(wildcard src/*.h) $(wildcard include/mlb/*.h) $(B)/scx_mlb.skel.h
+	$(CC) $(CFLAGS) -o $@ $(MLB_SRCS) $(LDLIBS_BPF) -lm
+
+# Host unit tests: tests/unit/test_NAME.c -> $(B)/tests/unit/NAME (with sanitizers).
+UNIT_TESTS :=
+include tests/unit/unit.mk
+-include src/ml/ml.mk
+
+test-unit: $(UNIT_TESTS) | $(DEPS_STAMP)
+	bash tests/run.sh unit
+
+test-vm: all $(UNIT_TESTS) | $(DEPS_STAMP)
+	@$(MAKE) --no-print-directory kernel
+	bash tests/run.sh vm
+
+test: | $(DEPS_STAMP)
+	@$(MAKE) --no-print-directory all $(UNIT_TESTS) kernel
+	bash tests/run.sh
+
+run: | $(DEPS_STAMP)
+	@$(MAKE) --no-print-directory all
+	bash scripts/run.sh
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf $(B)/*.o $(B)/*.skel.h $(B)/scx_mlb $(B)/tests $(B)/ml

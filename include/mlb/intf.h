@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * scx_mlb: the contract shared by the BPF scheduler and user space.
+ *
+ * Everything in here is compiled twice: by clang for BPF (with vmlinux.h providing the
+ * kernel types) and by gcc for user space (with <stdint.h>). Layouts are fixed-size and
+ * asserted below, so a struct written by one side is read bit for bit by the other.
+ *
+ * The migration-decision features are declared once, in MLB_FEATURES(), as an X-macro:
+ * the enum of feature indices, the names written in dataset headers and model files, and
+ * the documented ranges all come from the same line, so they cannot drift apart.
+ */
+#ifndef __MLB_INTF_H
+#define __MLB_INTF_H
+
+#ifndef __bpf__
+#include <stdint.h>
+typedef int32_t s32;
+typedef uint32_t u32;
+typedef int64_t s64;
+typedef uint64_t u64;
+typedef uint8_t u8;
+#endif
+
+#define MLB_VERSION "0.1.0"
+
+/* Limits of the topology the scheduler handles (the same as scx_rusty's). */
+#define MLB_MAX_CPUS 512
+#define MLB_MAX_DOMS 64
+#define MLB_MAX_NODES 16
+#define MLB_CPUMASK_WORDS (MLB_MAX_CPUS / 64)
+
+/*
+ * Fixed-point units used across the contract.
+ *
+ * MLB_LOAD_ONE: the load of one nice-0 task that is runnable all the time. A domain whose
+ * load is 2 * MLB_LOAD_ONE carries two such tasks. Loads are u64 sums of
+ * weight * duty / MLB_WEIGHT_DFL with duty in MLB_FRAC_ONE units.
+ *
+ * MLB_FRAC_ONE: 1.0 for fractions (duty cycles, slice use), a power of two so that scaling
+ * is a shift.
+ */
+#define MLB_FRAC_SHIFT 10
+#define MLB_FRAC_ONE (1 << MLB_FRAC_SHIFT) /* 1.0 as a fraction */
+#define MLB_LOAD_ONE MLB_FRAC_ONE	   /* one always-runnable nice-0 task */
+#define MLB_WEIGHT_DFL 100		   /* sched_ext weight of a nice-0 task */
+
+/*
+ * Migration-decision features: X(ENUM, "name", min, max, "unit and scaling").
+ *
+ * Every value is an s32 computed in BPF at decision time and clamped to [min, max] before it
+ * is used or recorded. Times are microseconds, fractions are in MLB_FRAC_ONE units, loads in
+ * MLB_LOAD_ONE units per CPU of the domain. "src" is where the task is (its current domain
+ * or CPU), "dst" is where the move would take it.
+ */
+#define MLB_FEATURES(X)                                                                         \
+	X(TASK_WEIGHT, "task_weight", 1, 10000, "sched_ext weight, 100 = nice 0")                \
+	X(TASK_DUTY, "task_duty", 0, 1024, "decayed runnable fraction, 1024 = always runnable")  \
+	X(TASK_RUN_FRAC, "task_run_frac", 0, 1024, "decayed running fraction, 1024 = 1.0")       \
+	X(TASK_BURST_US, "task_burst_us", 0, 1000000, "decayed average run burst, us")           \
+	X(TASK_SLICE_USE, "task_slice_use", 0, 1024, "fraction of its slice it uses, 1024 = all") \
+	X(TASK_WAKE_FREQ, "task_wake_freq", 0, 100000, "decayed wake-ups per second")            \
+	X(TASK_SINCE_RAN_US, "task_since_ran_us", 0, 10000000, "time since it last ran, us")      \
+	X(TASK_CACHE_HOT, "task_cache_hot", 0, 1, "1 if it ran within the migration cost")       \
+	X(TASK_RECENT_MIGR, "task_recent_migr", 0, 1000, "decayed domain migrations per second")  \
+	X(TASK_NR_CPUS, "task_nr_cpus", 1, MLB_MAX_CPUS, "CPUs its affinity allows")              \
+	X(TASK_VLAG_US, "task_vlag_us", -1000000, 1000000, "vtime ahead (+) of its domain, us")   \
+	X(SRC_NR_QUEUED, "src_nr_queued", 0, 4096, "tasks queued in the source domain")          \
+	X(DST_NR_QUEUED, "dst_nr_queued", 0, 4096, "tasks queued in the destination domain")     \
+	X(SRC_LOAD, "src_load", 0, 65536, "source domain load per CPU, 1024 = one busy task")    \
+	X(DST_LOAD, "dst_load", 0, 65536, "destination domain load per CPU, 1024 = one task")    \
+	X(IMBALANCE, "imbalance", -65536, 65536, "src_load - dst_load, 1024 = one task per CPU") \
+	X(DST_IDLE, "dst_idle", 0, 2, "0 busy, 1 an idle CPU, 2 a whole idle core")              \
+	X(SAME_LLC, "same_llc", 0, 1, "1 if src and dst share the last-level cache")             \
+	X(SAME_NODE, "same_node", 0, 1, "1 if src and dst are on the same NUMA node")            \
+	X(NUMA_DIST, "numa_dist", 10, 255, "NUMA distance src to dst, 10 = local")               \
+	X(SRC_CAPACITY, "src_capacity", 0, 1024, "mean CPU capacity of the source, 1024 = max")  \
+	X(DST_CAPACITY, "dst_capacity", 0, 1024, "mean CPU capacity of the destination")         \
+	X(DST_PERF, "dst_perf", 0, 1024, "current performance level of the destination CPU")     \
+	X(BALANCE_FAILS, "balance_fails", 0, 64, "recent failed balance rounds of the source")   \
+	X(KIND, "kind", 0, 2, "0 periodic balance, 1 idle pull, 2 wake-up placement")
+
+enum mlb_feature {
+#define MLB_X_ENUM(e, name, lo, hi, doc) MLB_F_##e,
+	MLB_FEATURES(MLB_X_ENUM)
+#undef MLB_X_ENUM
+	MLB_NR_FEATURES,
+};
+
+/* Decision kinds, the value of MLB_F_KIND. */
+enum mlb_kind {
+	MLB_KIND_BALANCE = 0, /* periodic balancer pushing from a loaded domain */
+	MLB_KIND_PULL = 1,    /* an idle CPU pulling from another domain's queue */
+	MLB_KIND_WAKEUP = 2,  /* wake-up placement on a CPU outside the previous domain */
+};
+
+/* Who decided, recorded beside each decision. */
+enum mlb_decider {
+	MLB_BY_HEURISTIC = 0,
+	MLB_BY_MODEL = 1,
+	MLB_BY_EXPLORE = 2,
+};
+
+struct mlb_features {
+	s32 v[MLB_NR_FEATURES];
+};
+
+/* Global counters, one slot each in a per-CPU array; user space sums the CPUs. */
+enum mlb_stat {
+	MLB_STAT_ENQ_LOCAL,	/* direct dispatch to an idle CPU from select_cpu / enqueue */
+	MLB_STAT_ENQ_DOM,	/* queued on the task's domain DSQ */
+	MLB_STAT_DISPATCH_DOM,	/* a CPU took work from its own domain */
+	MLB_STAT_STEAL_NODE,	/* a CPU took work from another domain of its node */
+	MLB_STAT_STEAL_REMOTE,	/* a CPU took work from a domain on another node */
+	MLB_STAT_BAL_CONSIDERED, /* decisions asked of mlb_decide() */
+	MLB_STAT_BAL_TAKEN,	/* decisions that said migrate */
+	MLB_STAT_DOM_MIGR,	/* tasks whose domain changed */
+	MLB_STAT_WAKE_PREV,	/* wake-up kept the previous CPU */
+	MLB_STAT_WAKE_DOM,	/* wake-up found an idle CPU in the task's domain */
+	MLB_STAT_WAKE_NODE,	/* ... in its node */
+	MLB_STAT_WAKE_ANY,	/* ... anywhere allowed */
+	MLB_STAT_AFFN_VIOL,	/* a task found on a domain its cpumask forbids, repaired */
+	MLB_STAT_BAL_ROUNDS,	/* balancer timer rounds */
+	MLB_NR_STATS,
+};
+
+/*
+ * Per-domain state that user space reads for its stats line (a .bss array in BPF).
+ * load: the sum of its tasks' loads (MLB_LOAD_ONE units, not per CPU).
+ */
+struct mlb_dom_stat {
+	u64 load;
+	u32 nr_queued;
+	u32 nr_cpus;
+};
+
+/* What ops.exit() saw, copied for user space to report. */
+#define MLB_EXIT_REASON_LEN 128
+#define MLB_EXIT_MSG_LEN 1024
+struct mlb_exit_info {
+	s32 kind;
+	s32 pad;
+	s64 exit_code;
+	char reason[MLB_EXIT_REASON_LEN];
+	char msg[MLB_EXIT_MSG_LEN];
+};
+
+/* Exit code bits (see the kernel's enum scx_exit_code). */
+#define MLB_ECODE_ACT_RESTART (1ULL << 48)
+#define MLB_ECODE_RSN_HOTPLUG (1ULL << 32)
+
+#define MLB_ASSERT(cond, msg) _Static_assert(cond, msg)
+MLB_ASSERT(MLB_NR_FEATURES >= 15, "the design asks for at least 15 features");
+MLB_ASSERT(MLB_NR_FEATURES <= 32, "the network takes at most 32 inputs");
+MLB_ASSERT(sizeof(struct mlb_features) == 4 * MLB_NR_FEATURES, "features are packed s32");
+MLB_ASSERT(sizeof(struct mlb_dom_stat) == 16, "dom stat layout");
+MLB_ASSERT(sizeof(struct mlb_exit_info) == 16 + MLB_EXIT_REASON_LEN + MLB_EXIT_MSG_LEN,
+	   "exit info layout");
+MLB_ASSERT(MLB_MAX_CPUS % 64 == 0, "cpumask words");
+
+#endif /* __MLB_INTF_H */
