@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mlb/features.h"
+#include "data.h"
+#include "rng.h"
+
+#define CSV_MAX_COLS 256
+
+static void set_err(char *err, size_t errsz, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void set_err(char *err, size_t errsz, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errsz)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errsz, fmt, ap);
+	va_end(ap);
+}
+
+int mlb_dataset_push(struct mlb_dataset *ds, const s32 *x, int y)
+{
+	if (ds->n == ds->cap) {
+		size_t cap = ds->cap ? 2 * ds->cap : 1024;
+		s32 *nx = realloc(ds->x, cap * sizeof(s32) * MLB_NR_FEATURES);
+		u8 *ny;
+
+		if (!nx)
+			return -ENOMEM;
+		ds->x = nx;
+		ny = realloc(ds->y, cap);
+		if (!ny)
+			return -ENOMEM;
+		ds->y = ny;
+		ds->cap = cap;
+	}
+	memcpy(ds->x + ds->n * MLB_NR_FEATURES, x, sizeof(s32) * MLB_NR_FEATURES);
+	ds->y[ds->n++] = !!y;
+	return 0;
+}
+
+void mlb_dataset_free(struct mlb_dataset *ds)
+{
+	free(ds->x);
+	free(ds->y);
+	memset(ds, 0, sizeof(*ds));
+}
+
+/* Split @line in place on commas into at most CSV_MAX_COLS trimmed fields. -1 if too many. */
+static int split(char *line, char **f)
+{
+	int n = 0;
+	char *p = line;
+
+	for (;;) {
+		char *end = strchr(p, ',');
+
+		if (n == CSV_MAX_COLS)
+			return -1;
+		if (end)
+			*end = 0;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		f[n] = p;
+		for (char *e = p + strlen(p); e > p && (e[-1] == ' ' || e[-1] == '\t'); e--)
+			e[-1] = 0;
+		n++;
+		if (!end)
+			return n;
+		p = end + 1;
+	}
+}
+
+/* Parse a whole-field decimal integer into @v. 0 or -1. */
+static int parse_int(const char *s, long long *v)
+{
+	char *end;
+
+	if (!*s)
+		return -1;
+	errno = 0;
+	*v = strtoll(s, &end, 10);
+	return errno || *end ? -1 : 0;
+}
+
+long mlb_csv_read(const char *path, const char *label, struct mlb_dataset *ds, char *err,
+		  size_t errsz)
+{
+	int col[MLB_NR_FEATURES], label_col = -1, n_cols = 0, i;
+	size_t n0 = ds->n, cap = 0;
+	char *line = NULL, *f[CSV_MAX_COLS];
+	long lineno = 0, ret = 0;
+	s32 x[MLB_NR_FEATURES];
+	ssize_t len;
+	FILE *fp;
+
+	fp = fopen(path, "r");
+	if (!fp) {
+		ret = -errno;
+		set_err(err, errsz, "%s: %s", path, strerror(errno));
+		return ret;
+	}
+	while ((len = getline(&line, &cap, fp)) >= 0) {
+		int n;
+
+		lineno++;
+		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = 0;
+		if (!len || line[0] == '#')
+			continue; /* blank lines and comments */
+		n = split(line, f);
+		if (n < 0) {
+			set_err(err, errsz, "%s:%ld: more than %d columns", path, lineno,
+				CSV_MAX_COLS);
+			ret = -EINVAL;
+			break;
+		}
+		if (!n_cols) { /* the header */
+			for (i = 0; i < MLB_NR_FEATURES; i++)
+				col[i] = -1;
+			for (int c = 0; c < n && !ret; c++) {
+				for (i = 0; i < MLB_NR_FEATURES; i++) {
+					if (strcmp(f[c], mlb_feature_descs[i].name))
+						continue;
+					if (col[i] >= 0) {
+						set_err(err, errsz, "%s:%ld: column '%s' twice", path,
+							lineno, f[c]);
+						ret = -EINVAL;
+					}
+					col[i] = c;
+				}
+				if (!strcmp(f[c], label)) {
+					if (label_col >= 0) {
+						set_err(err, errsz, "%s:%ld: column '%s' twice", path,
+							lineno, f[c]);
+						ret = -EINVAL;
+					}
+					label_col = c;
+				}
+			}
+			for (i = 0; i < MLB_NR_FEATURES && !ret; i++) {
+				if (col[i] < 0) {
+					set_err(err, errsz, "%s:%ld: no column for feature '%s'",
+						path, lineno, mlb_feature_descs[i].name);
+					ret = -EINVAL;
+				}
+			}
+			if (!ret && label_col < 0) {
+				set_err(err, errsz, "%s:%ld: no label column '%s'", path, lineno,
+					label);
+				ret = -EINVAL;
+			}
+			if (ret)
+				break;
+			n_cols = n;
+			continue;
+		}
+		if (n != n_cols) {
+			set_err(err, errsz, "%s:%ld: %d fields, the header has %d", path, lineno, n,
+				n_cols);
+			ret = -EINVAL;
+			break;
+		}
+		for (i = 0; i < MLB_NR_FEATURES; i++) {
+			const struct mlb_feature_desc *d = &mlb_feature_descs[i];
+			long long v;
+
+			if (parse_int(f[col[i]], &v) || v < d->min || v > d->max) {
+				set_err(err, errsz, "%s:%ld: %s='%s' is not an integer in [%d, %d]",
+					path, lineno, d->name, f[col[i]], d->min, d->max);
+				ret = -EINVAL;
+				break;
+			}
+			x[i] = (s32)v;
+		}
+		if (ret)
+			break;
+		if (strcmp(f[label_col], "0") && strcmp(f[label_col], "1")) {
+			set_err(err, errsz, "%s:%ld: %s='%s', expected 0 or 1", path, lineno, label,
+				f[label_col]);
+			ret = -EINVAL;
+			break;
+		}
+		if (mlb_dataset_push(ds, x, f[label_col][0] == '1')) {
+			set_err(err, errsz, "%s: out of memory", path);
+			ret = -ENOMEM;
+			break;
+		}
+	}
+	if (!ret && ferror(fp)) {
+		set_err(err, errsz, "%s: read error", path);
+		ret = -EIO;
+	}
+	if (!ret && !n_cols) {
+		set_err(err, errsz, "%s: empty, no header", path);
+		ret = -EINVAL;
+	}
+	free(line);
+	fclose(fp);
+	if (ret) {
+		ds->n = n0;
+		return ret;
+	}
+	return (long)(ds->n - n0);
+}
+
+int mlb_csv_write(const char *path, const struct mlb_dataset *ds, char *err, size_t errsz)
+{
+	FILE *fp = fopen(path, "w");
+	int ret = 0;
+
+	if (!fp) {
+		ret = -errno;
+		set_err(err, errsz, "%s: %s", path, strerror(errno));
+		return ret;
+	}
+	fprintf(fp, "id");
+	for (int i = 0; i < MLB_NR_FEATURES; i++)
+		fprintf(fp, ",%s", mlb_feature_descs[i].name);
+	fprintf(fp, ",label\n");
+	for (size_t k = 0; k < ds->n; k++) {
+		const s32 *x = ds->x + k * MLB_NR_FEATURES;
+
+		fprintf(fp, "%zu", k);
+		for (int i = 0; i < MLB_NR_FEATURES; i++)
+			fprintf(fp, ",%d", x[i]);
+		fprintf(fp, ",%d\n", ds->y[k]);
+	}
+	if (ferror(fp))
+		ret = -EIO;
+	if (fclose(fp) && !ret)
+		ret = -errno;
+	if (ret)
+		set_err(err, errsz, "%s: write error", path);
+	return ret;
+}
+
+static s32 clampi(s64 v, int f)
+{
+	if (v < mlb_feature_descs[f].min)
+		return mlb_feature_descs[f].min;
+	if (v > mlb_feature_descs[f].max)
+		return mlb_feature_descs[f].max;
+	return (s32)v;
+}
+
+int mlb_synth(struct mlb_dataset *ds, size_t n, u64 seed, double noise)
+{
+	struct mlb_rng r;
+	s32 x[MLB_NR_FEATURES];
+
+	mlb_rng_seed(&r, seed);
+	for (size_t k = 0; k < n; k++) {
+		double burst, s;
+		int y;
+
+		x[MLB_F_TASK_WEIGHT] = clampi(mlb_rng_uniform(&r) < 0.8 ? 100 :
+					      mlb_rng_range(&r, 1, 1000), MLB_F_TASK_WEIGHT);
+		x[MLB_F_TASK_DUTY] = (s32)mlb_rng_range(&r, 0, 1024);
+		x[MLB_F_TASK_RUN_FRAC] = (s32)(x[MLB_F_TASK_DUTY] * mlb_rng_uniform(&r));
+		burst = exp(mlb_rng_uniform(&r) * log(1000000.0));
+		x[MLB_F_TASK_BURST_US] = clampi((s64)burst, MLB_F_TASK_BURST_US);
+		x[MLB_F_TASK_SLICE_USE] = (s32)mlb_rng_range(&r, 0, 1024);
+		x[MLB_F_TASK_WAKE_FREQ] = clampi((s64)exp(mlb_rng_uniform(&r) * log(100000.0)),
+						 MLB_F_TASK_WAKE_FREQ);
+		x[MLB_F_TASK_SINCE_RAN_US] =
+			clampi((s64)exp(mlb_rng_uniform(&r) * log(10000000.0)),
+			       MLB_F_TASK_SINCE_RAN_US);
+		x[MLB_F_TASK_CACHE_HOT] = x[MLB_F_TASK_SINCE_RAN_US] < 500;
+		x[MLB_F_TASK_RECENT_MIGR] = mlb_rng_uniform(&r) < 0.7 ?
+						    0 : (s32)mlb_rng_range(&r, 0, 1000);
+		x[MLB_F_TASK_NR_CPUS] = mlb_rng_uniform(&r) < 0.9 ? 64 : (s32)mlb_rng_range(&r, 1, 64);
+		x[MLB_F_TASK_VLAG_US] = (s32)mlb_rng_range(&r, -1000000, 1000000);
+		x[MLB_F_SRC_NR_QUEUED] = (s32)mlb_rng_range(&r, 0, 64);
+		x[MLB_F_DST_NR_QUEUED] = (s32)mlb_rng_range(&r, 0, 64);
+		x[MLB_F_SRC_LOAD] = (s32)mlb_rng_range(&r, 0, 8192);
+		x[MLB_F_DST_LOAD] = (s32)mlb_rng_range(&r, 0, 8192);
+		x[MLB_F_IMBALANCE] = x[MLB_F_SRC_LOAD] - x[MLB_F_DST_LOAD];
+		x[MLB_F_DST_IDLE] = (s32)mlb_rng_range(&r, 0, 2);
+		x[MLB_F_SAME_LLC] = mlb_rng_uniform(&r) < 0.5;
+		x[MLB_F_SAME_NODE] = x[MLB_F_SAME_LLC] || mlb_rng_uniform(&r) < 0.5;
+		x[MLB_F_NUMA_DIST] = x[MLB_F_SAME_NODE] ? 10 : (s32)mlb_rng_range(&r, 12, 40);
+		x[MLB_F_SRC_CAPACITY] = mlb_rng_uniform(&r) < 0.8 ? 1024 :
+					(s32)mlb_rng_range(&r, 256, 1024);
+		x[MLB_F_DST_CAPACITY] = mlb_rng_uniform(&r) < 0.8 ? 1024 :
+					(s32)mlb_rng_range(&r, 256, 1024);
+		x[MLB_F_DST_PERF] = (s32)mlb_rng_range(&r, 256, 1024);
+		x[MLB_F_BALANCE_FAILS] = (s32)mlb_rng_range(&r, 0, 8);
+		x[MLB_F_KIND] = (s32)mlb_rng_range(&r, 0, 2);
+
+		/* The rule: move when it relieves the source enough to pay for what it costs. */
+		s = x[MLB_F_IMBALANCE] / 1024.0 * (x[MLB_F_TASK_DUTY] / 1024.0 + 0.3);
+		s += 0.8 * x[MLB_F_DST_IDLE] + 0.15 * (x[MLB_F_SRC_NR_QUEUED] -
+						       x[MLB_F_DST_NR_QUEUED]) / 8.0;
+		s -= x[MLB_F_TASK_CACHE_HOT] * (x[MLB_F_SAME_LLC] ? 0.4 : 1.6);
+		s -= (x[MLB_F_NUMA_DIST] - 10) / 15.0;
+		s -= x[MLB_F_TASK_RECENT_MIGR] / 300.0;
+		s += (x[MLB_F_DST_CAPACITY] - x[MLB_F_SRC_CAPACITY]) / 1024.0;
+		s += 0.1 * x[MLB_F_BALANCE_FAILS];
+		if (x[MLB_F_KIND] == MLB_KIND_PULL && x[MLB_F_DST_IDLE])
+			s += 0.5;
+		y = s > 0.5;
+		if (mlb_rng_uniform(&r) < noise)
+			y = !y;
+		if (mlb_dataset_push(ds, x, y))
+			return -ENOMEM;
+	}
+	return 0;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Labelled migration decisions in memory, the CSV dataset reader/writer (format in
+ * docs/model.md) and a synthetic generator for tests and benchmarks.
+ */
+#ifndef __MLB_ML_DATA_H
+#define __MLB_ML_DATA_H
+
+#include <stddef.h>
+#include "mlb/intf.h"
+
+struct mlb_dataset {
+	size_t n, cap;
+	s32 *x; /* n rows of MLB_NR_FEATURES values, feature-index order */
+	u8 *y;	/* n labels, 0 or 1 */
+};
+
+/* mlb_dataset_push - append one row (@x: MLB_NR_FEATURES values, @y: 0/1). 0 or -ENOMEM. */
+int mlb_dataset_push(struct mlb_dataset *ds, const s32 *x, int y);
+
+/* mlb_dataset_free - release the rows; @ds is empty (and reusable) afterwards. */
+void mlb_dataset_free(struct mlb_dataset *ds);
+
+/*
+ * mlb_csv_read - append the rows of the CSV file @path to @ds. The header must name every
+ * feature of mlb_feature_descs (any order, among other columns) and the column @label;
+ * feature values must be integers within their documented range, labels 0 or 1.
+ * Returns the number of rows read, or a negative errno with "PATH:LINE: reason" in @err;
+ * on error @ds keeps the rows it had before the call.
+ */
+long mlb_csv_read(const char *path, const char *label, struct mlb_dataset *ds, char *err,
+		  size_t errsz);
+
+/*
+ * mlb_csv_write - write @ds to @path as CSV: header "id,<features...>,label", one row per
+ * sample. Returns 0 or a negative errno with a reason in @err.
+ */
+int mlb_csv_write(const char *path, const struct mlb_dataset *ds, char *err, size_t errsz);
+
+/*
+ * mlb_synth - append @n synthetic decisions drawn from @seed: plausible feature values within
+ * their ranges and a label from a fixed nonlinear rule (imbalance, idleness, cache hotness,
+ * topology, ping-pong), flipped with probability @noise. Returns 0 or -ENOMEM.
+ */
+int mlb_synth(struct mlb_dataset *ds, size_t n, u64 seed, double noise);
+
+#endif /* __MLB_ML_DATA_H */

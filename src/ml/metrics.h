@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Binary classification metrics of migrate scores (decision: score > 0). */
+#ifndef __MLB_ML_METRICS_H
+#define __MLB_ML_METRICS_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include "mlb/intf.h"
+
+struct mlb_metrics {
+	u64 n, tp, fp, tn, fn; /* confusion matrix, positive = label 1 = migrate */
+	double accuracy;       /* (tp + tn) / n */
+	double precision;      /* tp / (tp + fp), 0 when nothing is predicted positive */
+	double recall;	       /* tp / (tp + fn), 0 when there are no positives */
+	double auc;	       /* ROC AUC (ties count one half), 0.5 when a class is absent */
+};
+
+/*
+ * mlb_metrics_compute - metrics of the @n scores @score (any scale; the decision is
+ * score > 0) against the labels @y (0/1). Returns 0, or -ENOMEM (then @m is zeroed).
+ */
+int mlb_metrics_compute(const double *score, const u8 *y, size_t n, struct mlb_metrics *m);
+
+/* mlb_metrics_print - "TITLE: accuracy=... auc=..." then the confusion matrix, to @f. */
+void mlb_metrics_print(FILE *f, const char *title, const struct mlb_metrics *m);
+
+#endif /* __MLB_ML_METRICS_H */
