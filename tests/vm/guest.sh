@@ -157,8 +157,9 @@ boot() {
 		fi
 		sleep 0.2
 	done
-	wait "$qpid" 2>/dev/null
-	kill -9 "$qpid" 2>/dev/null
+	case "$phase" in
+	harness | timeout) kill -9 "$qpid" 2>/dev/null ;;
+	esac
 	wait "$qpid" 2>/dev/null
 	qpid=""
 	if [ -n "$tpid" ]; then

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Run one guest scenario and judge it.
+#
+#   tests/vm/scenario.sh tests/vm/scenarios/NAME.sh
+#
+# Header comments in the scenario (first 30 lines):
+#   # topo: flat4|numa2x2        (default flat4)
+#   # timeout: SEC               (script time once the guest is up; default 180)
+#   # allow: EXTENDED-REGEX      (console lines matching it are exempt from the check; repeatable)
+# Boots the guest with tests/vm/guest.sh (results and console in build/test-logs/vm/NAME/),
+# then fails the test, even when the script passed, if the kernel console shows BUG:,
+# WARNING:, Oops, Call Trace, a panic, an RCU stall, or a sched_ext error/stall
+# (runnable task stall, "disabled (runtime error|scx_bpf_error|...)", "sched_ext: ... error").
+# Exit status: 0 pass, 77 skip (script said so, or no test kernel / QEMU), 90 harness failure
+# (guest never reached the script), else fail; the last line says why.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+sc=${1:?usage: scenario.sh SCENARIO.sh}
+[ -f "$sc" ] || { echo "scenario.sh: no such scenario: $sc"; exit 2; }
+name=$(basename "$sc" .sh)
+hdr() { sed -n '1,30p' "$sc" | sed -n "s/^# *$1: *//p"; }
+topo=$(hdr topo | head -n1)
+timeout=$(hdr timeout | head -n1)
+topo=${topo:-flat4} timeout=${timeout:-180}
+mapfile -t allow < <(hdr allow)
+
+[ -s "$root/build/kernel/vmlinuz" ] || { echo "skip: no test kernel (make kernel)"; exit 77; }
+command -v qemu-system-x86_64 >/dev/null || { echo "skip: no qemu-system-x86_64 (make deps)"; exit 77; }
+
+out=$root/build/test-logs/vm/$name
+rm -rf "$out"
+mkdir -p "$out"
+echo "scenario $name: topo=$topo timeout=${timeout}s logs=$out"
+bash "$here/guest.sh" --topo "$topo" --timeout "$timeout" --out "$out" -- "$sc"
+rc=$?
+con=$out/console.log
+
+# The script's part of the console (what the scenario printed plus kernel messages meanwhile).
+show() {
+	echo "--- console (from MLB-READY, last 40 lines) ---"
+	tr -d '\r' <"$con" | sed -n '/^MLB-READY/,$p' | tail -n 40
+	echo "---"
+}
+if [ $rc -eq 90 ]; then
+	tr -d '\r' <"$con" 2>/dev/null | tail -n 30
+	echo "HARNESS FAILURE (not a test verdict): the guest did not reach the script, twice; see $out"
+	exit 90
+fi
+
+bad='BUG:|WARNING:|Oops|Call Trace|Kernel panic|general protection fault|rcu.*detected.*stall|runnable task stall'
+bad+='|sched_ext: .*disabled \((runtime error|scx_bpf_error|runnable task stall)|sched_ext: .*error'
+tr -d '\r' <"$con" | grep -aE "$bad" >"$out/console-bad.txt"
+for a in "${allow[@]}"; do
+	[ -n "$a" ] || continue
+	grep -avE "$a" "$out/console-bad.txt" >"$out/console-bad.tmp"
+	mv "$out/console-bad.tmp" "$out/console-bad.txt"
+done
+if [ -s "$out/console-bad.txt" ]; then
+	show
+	echo "FAIL: kernel console shows: $(head -n1 "$out/console-bad.txt") ($(wc -l <"$out/console-bad.txt") such lines, see $out/console-bad.txt)"
+	exit 1
+fi
+rm -f "$out/console-bad.txt"
+case $rc in
+0) echo "PASS: $name" ;;
+77) echo "skip: $(tr -d '\r' <"$con" | grep -a '^SKIP:' | tail -n1)" ;;
+124) show; echo "FAIL: $name timed out after ${timeout}s" ;;
+92) show; echo "FAIL: the guest died during $name (kernel panic?)" ;;
+*) show; echo "FAIL: $name exited $rc: $(tr -d '\r' <"$con" | grep -a '^FAIL:' | tail -n1)" ;;
+esac
+exit $rc

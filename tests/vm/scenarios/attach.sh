@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# topo: flat4
+# timeout: 120
+# scx_mlb attaches: sched_ext state becomes "enabled" with root/ops "scx_mlb", it schedules
+# every task (switch_all=1, this shell has ext.enabled=1), then it detaches on SIGINT.
+source "$MLB_ROOT/tests/vm/scenario-lib.sh"
+mlb_start --stats 1
+mlb_wait_enabled 60
+sw=$(cat $SCX/switch_all)
+[ "$sw" = 1 ] || fail "switch_all=$sw, expected 1 without --partial"
+sleep 1
+e=$(ext_enabled $$)
+[ "$e" = 1 ] || fail "this shell is not scheduled by sched_ext (ext.enabled=$e)"
+note "switch_all=$sw, shell ext.enabled=$e"
+mlb_check_enabled
+mlb_stop INT
+[ "$MLB_RC" = 0 ] || fail "scx_mlb exit status $MLB_RC after SIGINT, expected 0"
+mlb_wait_state disabled 10
+echo "attach: ok"
