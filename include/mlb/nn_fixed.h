@@ -208,7 +208,8 @@ static long mlb_nn_unit(u32 j, void *data)
 		return 0;
 	}
 	w = l->w[j];
-	acc = (s64)l->b[j] << f;
+	/* b * 2^f by multiplication: a left shift of a negative value is undefined in C */
+	acc = (s64)l->b[j] * ((s64)1 << f);
 	for (k = 0; k < MLB_NN_WIDTH / MLB_NN_CHUNK; k++) {
 		const s32 *wc = w + k * MLB_NN_CHUNK, *xc = x + k * MLB_NN_CHUNK;
 
