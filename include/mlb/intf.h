@@ -14,6 +14,7 @@
 #define __MLB_INTF_H
 
 #ifndef __bpf__
+#include <stdbool.h>
 #include <stdint.h>
 typedef int32_t s32;
 typedef uint32_t u32;
@@ -87,6 +88,13 @@ enum mlb_feature {
 	MLB_NR_FEATURES,
 };
 
+/* MLB_MIN_<FEATURE> and MLB_MAX_<FEATURE>: the clamp range of each feature. */
+enum mlb_feature_range {
+#define MLB_X_RANGE(e, name, lo, hi, doc) MLB_MIN_##e = lo, MLB_MAX_##e = hi,
+	MLB_FEATURES(MLB_X_RANGE)
+#undef MLB_X_RANGE
+};
+
 /* Decision kinds, the value of MLB_F_KIND. */
 enum mlb_kind {
 	MLB_KIND_BALANCE = 0, /* periodic balancer pushing from a loaded domain */
@@ -121,6 +129,8 @@ enum mlb_stat {
 	MLB_STAT_WAKE_ANY,	/* ... anywhere allowed */
 	MLB_STAT_AFFN_VIOL,	/* a task found on a domain its cpumask forbids, repaired */
 	MLB_STAT_BAL_ROUNDS,	/* balancer timer rounds */
+	MLB_STAT_CPU_MIGR,	/* a task started running on another CPU than last time */
+	MLB_STAT_AFFN_MOVE,	/* domain changed because affinity forbade the old one */
 	MLB_NR_STATS,
 };
 

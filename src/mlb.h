@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * scx_mlb user space: topology discovery and the stats line.
+ */
+#ifndef __MLB_H
+#define __MLB_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include "mlb/intf.h"
+
+/*
+ * The machine as the scheduler sees it. Domains group the online CPUs that share a node and
+ * a last-level cache, numbered in the order of their lowest CPU. Offline or absent CPUs have
+ * cpu_dom[cpu] == -1.
+ */
+struct mlb_topo {
+	u32 nr_cpu_ids;	/* highest possible CPU + 1 */
+	u32 nr_online;
+	u32 nr_doms;
+	u32 nr_nodes;	/* highest node id + 1 */
+	s32 cpu_dom[MLB_MAX_CPUS];
+	u32 cpu_capacity[MLB_MAX_CPUS];
+	u32 dom_node[MLB_MAX_DOMS];
+	u32 dom_nr_cpus[MLB_MAX_DOMS];
+	u32 dom_capacity[MLB_MAX_DOMS];
+	u64 dom_cpus[MLB_MAX_DOMS][MLB_CPUMASK_WORDS];
+	u8 node_dist[MLB_MAX_NODES][MLB_MAX_NODES];
+};
+
+/*
+ * mlb_parse_cpulist - parse a sysfs CPU list ("0-3,8,10-11\n") into @mask (@words u64s,
+ * cleared first). Returns the number of CPUs, or -1 when the text is malformed or names a
+ * CPU beyond @words * 64; @mask is then unspecified.
+ */
+int mlb_parse_cpulist(const char *s, u64 *mask, size_t words);
+
+/* mlb_format_cpulist - write @mask (@words u64s) as "0-3,8" into @buf; returns @buf. */
+char *mlb_format_cpulist(const u64 *mask, size_t words, char *buf, size_t len);
+
+/*
+ * mlb_topo_read - discover the topology under @sysfs ("/sys" on a live system, a fake tree
+ * in tests). Returns 0, or -1 with a one-line reason in @err: a missing or malformed CPU
+ * list, more than MLB_MAX_CPUS CPUs, MLB_MAX_DOMS domains or MLB_MAX_NODES nodes. Missing
+ * NUMA or cache information is not an error: one node, one LLC per node.
+ */
+int mlb_topo_read(const char *sysfs, struct mlb_topo *t, char *err, size_t errlen);
+
+/* mlb_topo_print - the startup lines: totals, then one line per domain. */
+void mlb_topo_print(const struct mlb_topo *t, FILE *out);
+
+/* Counters summed over CPUs, and when they were read. */
+struct mlb_stats_snap {
+	double t;
+	u64 cnt[MLB_NR_STATS];
+};
+
+/* mlb_stats_read - sum the per-CPU stats map @fd over @nr_cpus CPUs into @snap. */
+int mlb_stats_read(int fd, u32 nr_cpus, struct mlb_stats_snap *snap);
+
+/* mlb_stats_print - one stats line from two snapshots and the per-domain state. */
+void mlb_stats_print(FILE *out, const struct mlb_stats_snap *prev,
+		     const struct mlb_stats_snap *cur, const struct mlb_dom_stat *doms,
+		     u32 nr_doms, s64 nr_tasks);
+
+#endif /* __MLB_H */
