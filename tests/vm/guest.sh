@@ -114,7 +114,7 @@ boot() {
 	qemu-system-x86_64 -accel tcg,thread=multi -cpu max -machine q35 -nographic -no-reboot \
 		-nic none "${qtopo[@]}" \
 		-kernel "$kdir/vmlinuz" -initrd "$B/vm/initramfs.cpio" \
-		-append "console=ttyS0 panic=-1 rdinit=/init mitigations=off nokaslr ${MLB_KERNEL_ARGS:-}" \
+		-append "console=ttyS0 panic=-1 rdinit=/init mitigations=off ${MLB_KERNEL_ARGS:-}" \
 		-fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
 		-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
 		-fsdev local,id=mlbout,path="$out",security_model=none,multidevs=remap \
