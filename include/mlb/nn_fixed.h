@@ -87,8 +87,13 @@ struct mlb_nn_layer {
 	u32 n_out;  /* outputs, 1..MLB_NN_WIDTH (MLB_NN_MAX_OUT for the last layer) */
 	u32 w_frac; /* fraction bits of w, 0..MLB_NN_WFRAC_MAX */
 	u32 relu;   /* 1: ReLU (hidden layers), 0: linear (output layer) */
-	s32 b[MLB_NN_WIDTH];		   /* bias, Q15.16 */
-	s32 w[MLB_NN_WIDTH][MLB_NN_WIDTH]; /* w[out][in], Q(31-w_frac).w_frac */
+	s32 b[MLB_NN_WIDTH]; /* bias, Q15.16 */
+	/*
+	 * w[out][in], Q(31-w_frac).w_frac: s32 values (|w| <= MLB_NN_W_MAX) kept sign-extended
+	 * in s64 slots, because BPF ISA v3 has no sign-extending load and two extra shifts per
+	 * product are a third of the inner loop.
+	 */
+	s64 w[MLB_NN_WIDTH][MLB_NN_WIDTH];
 };
 
 /* Normalisation of one input feature (see the top of this file). */
@@ -109,28 +114,32 @@ struct mlb_nn_model {
 	struct mlb_nn_layer layer[MLB_NN_MAX_LAYERS];
 };
 
-/* Activations of one forward pass: two ping-pong buffers plus the outputs. */
+/*
+ * Activations of one forward pass: two ping-pong buffers plus the outputs. Values are s32
+ * Q15.16, kept sign-extended in s64 slots for the same reason as the weights.
+ */
 struct mlb_nn_scratch {
-	s32 act[2][MLB_NN_WIDTH];
+	s64 act[2][MLB_NN_WIDTH];
 	/* Q15.16; out[0] is the migrate score (a logit), out[1..n_out) further outputs. The
 	 * buffer is a full row (not MLB_NN_MAX_OUT) so that every layer writes to room of the
 	 * same size, which lets the verifier check mlb_nn_unit() once. */
-	s32 out[MLB_NN_WIDTH];
+	s64 out[MLB_NN_WIDTH];
 };
 
-MLB_ASSERT(sizeof(struct mlb_nn_layer) == 16 + 4 * MLB_NN_WIDTH * (MLB_NN_WIDTH + 1),
+MLB_ASSERT(sizeof(struct mlb_nn_layer) == 16 + 4 * MLB_NN_WIDTH + 8 * MLB_NN_WIDTH * MLB_NN_WIDTH,
 	   "nn layer layout");
 MLB_ASSERT(sizeof(struct mlb_nn_norm) == 20, "nn norm layout");
 MLB_ASSERT(sizeof(struct mlb_nn_model) ==
 		   16 + 20 * MLB_NN_MAX_IN + MLB_NN_MAX_LAYERS * sizeof(struct mlb_nn_layer),
 	   "nn model layout");
 MLB_ASSERT(sizeof(struct mlb_nn_model) % 8 == 0, "nn model is 8-byte aligned");
-MLB_ASSERT(sizeof(struct mlb_nn_scratch) == 4 * 3 * MLB_NN_WIDTH,
+MLB_ASSERT(sizeof(struct mlb_nn_scratch) == 8 * 3 * MLB_NN_WIDTH,
 	   "nn scratch layout");
 MLB_ASSERT(MLB_NN_WIDTH >= MLB_NN_MAX_IN && MLB_NN_WIDTH >= MLB_NN_MAX_HIDDEN &&
 		   MLB_NN_WIDTH >= MLB_NN_MAX_OUT,
 	   "the row stride holds every layer");
 MLB_ASSERT(MLB_NN_WIDTH % MLB_NN_CHUNK == 0, "rows are whole chunks");
+MLB_ASSERT((MLB_NN_WIDTH & (MLB_NN_WIDTH - 1)) == 0, "row indices can be masked");
 MLB_ASSERT(MLB_NR_FEATURES <= MLB_NN_MAX_IN, "every feature is an input");
 /* The overflow argument above: 32 products + the shifted bias stay below 2^63. */
 MLB_ASSERT(30 + 23 + 5 + 1 < 63 && 31 + MLB_NN_WFRAC_MAX < 62, "s64 accumulator headroom");
@@ -177,8 +186,8 @@ static __always_inline s32 mlb_nn_normalise(const struct mlb_nn_norm *n, s32 v)
 /* What one layer's units share; the per-unit function reads it (a bpf_loop() context). */
 struct mlb_nn_layer_ctx {
 	const struct mlb_nn_layer *l;
-	const s32 *in; /* defined up to round_up(l->n_in, MLB_NN_CHUNK) */
-	s32 *out;      /* room for MLB_NN_WIDTH values */
+	const s64 *in; /* defined up to round_up(l->n_in, MLB_NN_CHUNK) */
+	s64 *out;      /* room for MLB_NN_WIDTH values */
 	u32 n_chunks;  /* round_up(l->n_in, MLB_NN_CHUNK) / MLB_NN_CHUNK, <= MLB_NN_WIDTH / 8 */
 	u32 n_out;     /* l->n_out */
 };
@@ -196,7 +205,7 @@ static long mlb_nn_unit(u32 j, void *data)
 {
 	const struct mlb_nn_layer_ctx *c = data;
 	const struct mlb_nn_layer *l = c->l;
-	const s32 *w, *x = c->in;
+	const s64 *w, *x = c->in;
 	u32 n_chunks = c->n_chunks, f = l->w_frac & 63, k;
 	s64 acc;
 	s32 y;
@@ -211,14 +220,13 @@ static long mlb_nn_unit(u32 j, void *data)
 	/* b * 2^f by multiplication: a left shift of a negative value is undefined in C */
 	acc = (s64)l->b[j] * ((s64)1 << f);
 	for (k = 0; k < MLB_NN_WIDTH / MLB_NN_CHUNK; k++) {
-		const s32 *wc = w + k * MLB_NN_CHUNK, *xc = x + k * MLB_NN_CHUNK;
+		const s64 *wc = w + k * MLB_NN_CHUNK, *xc = x + k * MLB_NN_CHUNK;
 
 		if (k >= n_chunks)
 			break;
 		/* MLB_NN_CHUNK == 8 products, written out so both compilers unroll them. */
-		acc += (s64)wc[0] * xc[0] + (s64)wc[1] * xc[1] + (s64)wc[2] * xc[2] +
-		       (s64)wc[3] * xc[3] + (s64)wc[4] * xc[4] + (s64)wc[5] * xc[5] +
-		       (s64)wc[6] * xc[6] + (s64)wc[7] * xc[7];
+		acc += wc[0] * xc[0] + wc[1] * xc[1] + wc[2] * xc[2] + wc[3] * xc[3] +
+		       wc[4] * xc[4] + wc[5] * xc[5] + wc[6] * xc[6] + wc[7] * xc[7];
 	}
 	y = mlb_nn_sat(mlb_nn_rshift_round(acc, f));
 	if (l->relu && y < 0)
@@ -235,8 +243,8 @@ MLB_ASSERT(MLB_NN_CHUNK == 8, "mlb_nn_unit() writes out 8 products");
  * MLB_NN_MAX_OUT for the output layer). Returns -1 if l->n_in or l->n_out is out of bounds,
  * else 0.
  */
-static __always_inline int mlb_nn_layer_forward(const struct mlb_nn_layer *l, const s32 *in,
-						s32 *out, u32 max_out)
+static __always_inline int mlb_nn_layer_forward(const struct mlb_nn_layer *l, const s64 *in,
+						s64 *out, u32 max_out)
 {
 	struct mlb_nn_layer_ctx c = { .l = l, .in = in, .out = out };
 	u32 n_in = l->n_in, n_out = l->n_out, n_units;
@@ -263,7 +271,8 @@ static __always_inline int mlb_nn_layer_forward(const struct mlb_nn_layer *l, co
  *     compile-time constant <= MLB_NN_MAX_IN at BPF call sites (the verifier bounds reads of
  *     @x by it).
  * @s: scratch; its contents on entry do not matter. On success s->out[0..m->n_out) hold the
- *     outputs in Q15.16, s->out[0] being the migrate score (a logit: > 0 means migrate).
+ *     outputs, s32 values in Q15.16, s->out[0] being the migrate score (a logit: > 0 means
+ *     migrate); mlb_nn_score(@s) returns it as an s32.
  * Returns 0, or -1 (s->out untouched) when @nr_x or the model's shape is out of bounds.
  */
 static __always_inline int mlb_nn_forward(const struct mlb_nn_model *m, const s32 *x, u32 nr_x,
@@ -300,6 +309,18 @@ static __always_inline int mlb_nn_forward(const struct mlb_nn_model *m, const s3
 	if (last->n_out != n_out)
 		return -1;
 	return mlb_nn_layer_forward(last, s->act[(n_layers - 1) & 1], s->out, MLB_NN_MAX_OUT);
+}
+
+/* mlb_nn_output - output @k of the last mlb_nn_forward() on @s, an s32 in Q15.16. */
+static __always_inline s32 mlb_nn_output(const struct mlb_nn_scratch *s, u32 k)
+{
+	return (s32)s->out[k & (MLB_NN_WIDTH - 1)];
+}
+
+/* mlb_nn_score - the migrate score (output 0) of the last mlb_nn_forward() on @s. */
+static __always_inline s32 mlb_nn_score(const struct mlb_nn_scratch *s)
+{
+	return (s32)s->out[0];
 }
 
 /* mlb_nn_migrate - the decision of a migrate score: migrate when the logit is positive. */

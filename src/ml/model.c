@@ -156,16 +156,17 @@ int mlb_nn_validate(const struct mlb_nn_model *nn, char *err, size_t errsz)
 				return -EINVAL;
 			}
 			for (i = 0; i < MLB_NN_WIDTH; i++) {
-				s32 w = ly->w[j][i];
+				s64 w = ly->w[j][i];
 
 				if (i >= ly->n_in && w) {
-					set_err(err, errsz, "layer %u: unused weight [%u][%u] is %d",
-						l, j, i, w);
+					set_err(err, errsz, "layer %u: unused weight [%u][%u] is %lld",
+						l, j, i, (long long)w);
 					return -EINVAL;
 				}
 				if (w > MLB_NN_W_MAX || w < -MLB_NN_W_MAX) {
-					set_err(err, errsz, "layer %u: weight [%u][%u] = %d out of range",
-						l, j, i, w);
+					set_err(err, errsz,
+						"layer %u: weight [%u][%u] = %lld out of range", l, j,
+						i, (long long)w);
 					return -EINVAL;
 				}
 			}
@@ -344,7 +345,7 @@ int mlb_model_encode(const struct mlb_model *m, void **buf, size_t *len, char *e
 			put_u32(&w, (u32)ly->b[j]);
 		for (j = 0; j < ly->n_out; j++)
 			for (i = 0; i < ly->n_in; i++)
-				put_u32(&w, (u32)ly->w[j][i]);
+				put_u32(&w, (u32)(s32)ly->w[j][i]); /* validated: fits */
 	}
 	put_u64(&w, mt->created);
 	put_u64(&w, mt->n_train);
@@ -679,5 +680,5 @@ s32 mlb_model_score(const struct mlb_model *m, const s32 *x)
 	/* a valid model always runs: the forward pass only fails on shapes validate refuses */
 	if (mlb_nn_forward(&m->nn, x, MLB_NR_FEATURES, &s))
 		abort();
-	return s.out[0];
+	return mlb_nn_score(&s);
 }

@@ -186,8 +186,8 @@ void mlb_quant_compare(const struct mlp *net, const struct mlb_nn_model *nn, u32
 
 		if (mlb_nn_forward(nn, xi + k * d, d, &s))
 			abort(); /* the caller passes a quantized, hence valid, network */
-		q = s.out[0] / (double)MLB_NN_ONE;
-		agree += mlb_nn_migrate(s.out[0]) == (f > 0.0);
+		q = mlb_nn_score(&s) / (double)MLB_NN_ONE;
+		agree += mlb_nn_migrate(mlb_nn_score(&s)) == (f > 0.0);
 		rep->max_err = fmax(rep->max_err, fabs(q - f));
 		if (qscore)
 			qscore[k] = q;

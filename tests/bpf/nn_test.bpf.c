@@ -57,7 +57,7 @@ static long batch_one(u32 i, void *data)
 		return 0;
 	}
 	for (k = 0; k < MLB_NN_MAX_OUT; k++)
-		outputs[i][k] = c->s->out[k];
+		outputs[i][k] = mlb_nn_output(c->s, k);
 	return 0;
 }
 
@@ -84,7 +84,7 @@ static long bench_one(u32 i, void *data)
 		c->err++;
 		return 1;
 	}
-	c->sum += c->s->out[0];
+	c->sum += mlb_nn_score(c->s);
 	return 0;
 }
 

@@ -173,7 +173,7 @@ int main(void)
 				return 1;
 			}
 			for (u32 o = 0; o < m->n_out; o++) {
-				s32 u = s.out[o], b = skel->bss->outputs[t][o];
+				s32 u = mlb_nn_output(&s, o), b = skel->bss->outputs[t][o];
 
 				compared++;
 				int sat = u == MLB_NN_ACT_MAX || u == -MLB_NN_ACT_MAX;
