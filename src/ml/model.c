@@ -190,14 +190,14 @@ int mlb_model_validate(const struct mlb_model *m, char *err, size_t errsz)
 	int ret;
 	u32 i;
 
-	ret = mlb_nn_validate(&m->nn, err, errsz);
-	if (ret)
-		return ret;
 	if (m->nn.n_in != MLB_NR_FEATURES) {
 		set_err(err, errsz, "model has %u features, the scheduler has %d", m->nn.n_in,
 			MLB_NR_FEATURES);
 		return -EINVAL;
 	}
+	ret = mlb_nn_validate(&m->nn, err, errsz);
+	if (ret)
+		return ret;
 	for (i = 0; i < MLB_NR_FEATURES; i++) {
 		const struct mlb_feature_desc *d = &mlb_feature_descs[i];
 
