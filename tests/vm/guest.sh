@@ -16,8 +16,9 @@
 #
 # In the guest: cwd and $MLB_ROOT = this repository (same absolute path as on the host),
 # $MLB_OUT = /run/mlb-out (the results share), $MLB_BIN = $MLB_ROOT/build/scx_mlb,
-# $MLB_TOPO = the topology name. /tmp /run /var/tmp /root are tmpfs; proc, sysfs, devtmpfs,
-# cgroup2, bpffs, debugfs and tracefs are mounted.
+# $MLB_TOPO = the topology name (MLB_BIN set on the host, outside /tmp, overrides the binary).
+# /tmp /run /var/tmp /root are tmpfs; proc, sysfs, devtmpfs, cgroup2, bpffs, debugfs and
+# tracefs are mounted.
 #
 # Exit status: the script's. 124 = script timed out; 92 = the guest died before the script
 # finished (kernel panic?); 90 = HARNESS failure: the guest did not reach the script (no
@@ -76,7 +77,7 @@ mkdir -p "$out/.mlb"
 {
 	echo "# written by tests/vm/guest.sh"
 	printf 'export MLB_ROOT=%q MLB_OUT=/run/mlb-out MLB_TOPO=%q\n' "$root" "$topo"
-	echo 'export MLB_BIN=$MLB_ROOT/build/scx_mlb'
+	if [ -n "${MLB_BIN:-}" ]; then printf 'export MLB_BIN=%q\n' "$(realpath "$MLB_BIN")"; else echo 'export MLB_BIN=$MLB_ROOT/build/scx_mlb'; fi
 	echo 'cd "$MLB_ROOT" || exit 1'
 	if [ -f "$1" ]; then
 		s=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
