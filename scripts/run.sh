@@ -22,7 +22,7 @@ if [ "${1:-}" = --in-guest ]; then
 	cd /tmp
 	echo "== guest: $(nproc) CPUs, L3 groups: $(cat /sys/devices/system/cpu/cpu*/cache/index3/shared_cpu_list | sort -u | tr '\n' ' ')"
 	mlb_start --stats 1 "$@"
-	mlb_wait_enabled 60
+	mlb_wait_enabled
 	echo "== demo workload for ${secs}s: stress-ng --cpu 6 + hackbench loops"
 	stress-ng --cpu 6 --timeout "${secs}s" --metrics-brief --temp-path /tmp &
 	sp=$!

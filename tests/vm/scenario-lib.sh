@@ -34,15 +34,16 @@ mlb_start() {
 	set +m
 }
 
-# mlb_wait_enabled [SEC]: until state=enabled and root/ops=scx_mlb (default 60 s).
+# mlb_wait_enabled [SEC]: until state=enabled and root/ops=scx_mlb (default MLB_ENABLE_TIMEOUT,
+# 180 s: loading, i.e. the BPF verifier, takes ~50 s under TCG).
 mlb_wait_enabled() {
-	local lim=$(($(now_ms) + ${1:-60} * 1000)) t0=$(now_ms) st ops
+	local lim=$(($(now_ms) + ${1:-${MLB_ENABLE_TIMEOUT:-180}} * 1000)) t0=$(now_ms) st ops
 	while :; do
 		st=$(cat $SCX/state 2>/dev/null)
 		ops=$(cat $SCX/root/ops 2>/dev/null)
 		[ "$st" = enabled ] && [ "$ops" = scx_mlb ] && break
 		kill -0 "$MLB_PID" 2>/dev/null || { wait "$MLB_PID"; fail "scx_mlb exited ($?) before enabling (state=$st ops=$ops)"; }
-		[ "$(now_ms)" -lt $lim ] || fail "scheduler not enabled after ${1:-60}s (state=$st ops=$ops)"
+		[ "$(now_ms)" -lt $lim ] || fail "scheduler not enabled after ${1:-${MLB_ENABLE_TIMEOUT:-180}}s (state=$st ops=$ops)"
 		sleep 0.2
 	done
 	note "enabled after $(($(now_ms) - t0)) ms: state=$st ops=$ops"

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # topo: flat4
-# timeout: 120
+# timeout: 300
 # scx_mlb attaches: sched_ext state becomes "enabled" with root/ops "scx_mlb", it schedules
 # every task (switch_all=1, this shell has ext.enabled=1), then it detaches on SIGINT.
 source "$MLB_ROOT/tests/vm/scenario-lib.sh"
 mlb_start --stats 1
-mlb_wait_enabled 60
+mlb_wait_enabled
 sw=$(cat $SCX/switch_all)
 [ "$sw" = 1 ] || fail "switch_all=$sw, expected 1 without --partial"
 sleep 1

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # topo: numa2x2
-# timeout: 180
+# timeout: 360
 # Load balancing across domains: 8 spinners start pinned to CPUs 0-1 (domain 0), then are
 # allowed on all CPUs (taskset -p). scx_mlb must migrate them (its taken/steal counters grow,
 # the spinners' se.nr_migrations grow) and the spread must converge within BOUND s: every
@@ -21,7 +21,7 @@ ND=${#gid[@]}
 [ "$ND" = 4 ] || fail "guest has $ND L3 groups, expected 4"
 
 mlb_start --stats 1
-mlb_wait_enabled 60
+mlb_wait_enabled
 wait_stats 1 30
 
 pids=()

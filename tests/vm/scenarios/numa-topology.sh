@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # topo: numa2x2
-# timeout: 120
+# timeout: 300
 # scx_mlb finds 4 domains on 2 nodes (8 CPUs) and each domain's CPUs and node equal one of
 # the guest's L3 groups (cache/index3/shared_cpu_list) and that group's NUMA node.
 source "$MLB_ROOT/tests/vm/scenario-lib.sh"
@@ -14,7 +14,7 @@ note "guest L3 groups: $(for g in "${!l3node[@]}"; do printf '[%s]@node%s ' "$g"
 [ ${#l3node[@]} = 4 ] || fail "guest has ${#l3node[@]} L3 groups, expected 4 (topology setup)"
 
 mlb_start --stats 0
-mlb_wait_enabled 60
+mlb_wait_enabled
 sleep 1
 mlb_stop INT
 [ "$MLB_RC" = 0 ] || fail "scx_mlb exit status $MLB_RC after SIGINT"

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # topo: flat4
-# timeout: 120
+# timeout: 300
 # With --partial only SCHED_EXT (policy 7) tasks are scheduled by scx_mlb: two spinners set
 # to SCHED_EXT show ext.enabled=1 in /proc/PID/sched, an ordinary spinner and this shell show
 # 0, switch_all is 0, and the "tasks=" stat counts exactly the SCHED_EXT tasks.
 source "$MLB_ROOT/tests/vm/scenario-lib.sh"
 mlb_start --partial --stats 1
-mlb_wait_enabled 60
+mlb_wait_enabled
 sw=$(cat $SCX/switch_all)
 [ "$sw" = 0 ] || fail "switch_all=$sw with --partial, expected 0"
 wait_stats 2 30

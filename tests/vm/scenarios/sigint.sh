@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # topo: flat4
-# timeout: 120
+# timeout: 300
 # SIGINT detaches the scheduler: exit status 0, sched_ext state back to "disabled", and the
 # "scx_mlb: exit: kind=..." line in its output (a user-space unregister, not an error).
 source "$MLB_ROOT/tests/vm/scenario-lib.sh"
 mlb_start --stats 1
-mlb_wait_enabled 60
+mlb_wait_enabled
 wait_stats 2 30
 mlb_stop INT
 [ "$MLB_RC" = 0 ] || fail "exit status $MLB_RC after SIGINT, expected 0"

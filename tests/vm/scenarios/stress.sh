@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # topo: flat4
-# timeout: 240
+# timeout: 360
 # 30 s of stress-ng --aggressive (cpu, fork, affinity, yield) plus hackbench under scx_mlb:
 # the scheduler stays enabled, both workloads exit 0 and leave no process behind, scx_mlb exits
 # 0 on SIGINT, and scenario.sh finds no BUG/WARNING/stall on the console.
 source "$MLB_ROOT/tests/vm/scenario-lib.sh"
 cd /tmp
 mlb_start --stats 5
-mlb_wait_enabled 60
+mlb_wait_enabled
 note "stress-ng and hackbench for 30 s"
 stress-ng --aggressive --temp-path /tmp --timeout 30s --metrics-brief \
 	--cpu 4 --fork 4 --affinity 4 --yield 4 >"$MLB_OUT/stress-ng.log" 2>&1 &
