@@ -290,6 +290,12 @@ static int run_once(bool *restart)
 		goto cleanup;
 	}
 	configure(skel, &topo);
+	if (env.verbose) { /* verifier statistics for every program, printed by libbpf */
+		struct bpf_program *prog;
+
+		bpf_object__for_each_program(prog, skel->obj)
+			bpf_program__set_log_level(prog, 4);
+	}
 	if (scx_mlb__load(skel)) {
 		fprintf(stderr, "scx_mlb: cannot load the BPF scheduler (rerun with -v for the "
 				"verifier log)\n");

@@ -73,6 +73,19 @@ char _license[] SEC("license") = "GPL";
 #define ENOMEM 12
 #define CLOCK_MONOTONIC 1
 
+/*
+ * IDX(v, n): @v masked to [0, n) for a power-of-two n, in an asm statement the compiler can
+ * neither drop nor hoist, so the verifier sees every array index bounded where it is used
+ * (clang otherwise folds range checks into forms the verifier cannot follow). Callers keep
+ * indexes in range anyway; the mask only proves it.
+ */
+#define IDX(v, n)                                                        \
+	({                                                               \
+		u64 ___v = (v);                                          \
+		asm volatile("%0 &= %1" : "+r"(___v) : "i"((n) - 1));    \
+		___v;                                                    \
+	})
+
 /* Topology, filled by the loader between open and load. */
 const volatile u32 nr_cpus = 1;
 const volatile u32 nr_doms = 1;
@@ -202,17 +215,17 @@ static u32 dom_of_cpu(s32 cpu)
 {
 	if (cpu < 0 || cpu >= MLB_MAX_CPUS)
 		return 0;
-	return cpu_dom[cpu];
+	return cpu_dom[IDX(cpu, MLB_MAX_CPUS)];
 }
 
 static u32 node_of_dom(u32 dom)
 {
-	return dom < MLB_MAX_DOMS ? dom_node[dom] : 0;
+	return dom_node[IDX(dom, MLB_MAX_DOMS)];
 }
 
 static u32 dom_cpu_count(u32 dom)
 {
-	u32 n = dom < MLB_MAX_DOMS ? dom_nr_cpus[dom] : 1;
+	u32 n = dom_nr_cpus[IDX(dom, MLB_MAX_DOMS)];
 
 	return n ? n : 1;
 }
@@ -408,9 +421,9 @@ static void fill_features(struct mlb_features *f, struct task_struct *p, struct 
 	SETF(DST_IDLE, dst_cpu >= 0 ? cpu_idle_state(dst_cpu) : dom_idle_state(dst));
 	SETF(SAME_LLC, src == dst);
 	SETF(SAME_NODE, sn == dn);
-	SETF(NUMA_DIST, sn < MLB_MAX_NODES && dn < MLB_MAX_NODES ? node_dist[sn][dn] : 10);
-	SETF(SRC_CAPACITY, dom_capacity[src & (MLB_MAX_DOMS - 1)]);
-	SETF(DST_CAPACITY, dom_capacity[dst & (MLB_MAX_DOMS - 1)]);
+	SETF(NUMA_DIST, node_dist[IDX(sn, MLB_MAX_NODES)][IDX(dn, MLB_MAX_NODES)]);
+	SETF(SRC_CAPACITY, dom_capacity[IDX(src, MLB_MAX_DOMS)]);
+	SETF(DST_CAPACITY, dom_capacity[IDX(dst, MLB_MAX_DOMS)]);
 	SETF(DST_PERF, perf_cpu >= 0 && (u32)perf_cpu < nr_cpus ? scx_bpf_cpuperf_cur(perf_cpu) : 0);
 	SETF(BALANCE_FAILS, sd ? sd->balance_fails : 0);
 	SETF(KIND, kind);
@@ -619,8 +632,11 @@ void BPF_STRUCT_OPS(mlb_enqueue, struct task_struct *p, u64 enq_flags)
 	kick_for(p, tctx->dom);
 }
 
-/* Pull one task from domain @src onto @cpu (domain @dst), asking the seam per candidate. */
-static bool try_pull(s32 cpu, u32 dst, u32 src)
+/*
+ * Pull one task from domain @src onto @cpu (domain @dst), asking the seam per candidate.
+ * A global function: the verifier checks it once, not once per caller loop iteration.
+ */
+__noinline int mlb_try_pull(s32 cpu, u32 dst, u32 src)
 {
 	struct mlb_move mv = { src, dst, cpu, MLB_KIND_PULL };
 	struct bpf_iter_scx_dsq it;
@@ -661,7 +677,7 @@ static bool steal(s32 cpu, u32 dom, bool same_node)
 			continue;
 		if (scx_bpf_dsq_nr_queued(i) < min)
 			continue;
-		if (try_pull(cpu, dom, i)) {
+		if (mlb_try_pull(cpu, dom, i)) {
 			stat_inc(same_node ? MLB_STAT_STEAL_NODE : MLB_STAT_STEAL_REMOTE);
 			return true;
 		}
@@ -803,21 +819,31 @@ void BPF_STRUCT_OPS(mlb_disable, struct task_struct *p)
 
 /* ---- the balancer --------------------------------------------------------------------- */
 
-/* Move queued tasks of @src to @dst while the seam agrees and the move does not overshoot:
- * the pair's per-CPU imbalance shrinks by load * (1/src CPUs + 1/dst CPUs) per task. */
-static u32 balance_pair(u32 src, u32 dst)
+/*
+ * Move queued tasks of @src to @dst while the seam agrees and the move does not overshoot:
+ * the pair's per-CPU imbalance shrinks by load * (1/src CPUs + 1/dst CPUs) per task.
+ * Returns the number moved. A global function, verified once; it runs from the timer of
+ * the sleepable init program, so it takes the RCU read lock itself for the cpumask kptrs.
+ */
+__noinline int mlb_balance_pair(u32 src, u32 dst)
 {
 	s64 imbal = (s64)dom_load_per_cpu(src) - (s64)dom_load_per_cpu(dst);
 	u64 now = bpf_ktime_get_ns(), vtime;
 	u32 ns = dom_cpu_count(src), nd = dom_cpu_count(dst), seen = 0, moved = 0;
-	const struct cpumask *dm = dom_mask(dst);
 	struct dom_ctx *sd = lookup_dom(src), *dd = lookup_dom(dst);
+	const struct cpumask *dm;
 	struct mlb_move mv = { src, dst, -1, MLB_KIND_BALANCE };
 	struct bpf_iter_scx_dsq it;
 	struct task_struct *p;
 
-	if (!dm || !sd || !dd || imbal <= 0)
+	if (!sd || !dd || imbal <= 0)
 		return 0;
+	bpf_rcu_read_lock();
+	dm = dom_mask(dst);
+	if (!dm) {
+		bpf_rcu_read_unlock();
+		return 0;
+	}
 	bpf_iter_scx_dsq_new(&it, src, 0);
 	while ((p = bpf_iter_scx_dsq_next(&it))) {
 		struct task_ctx *tctx;
@@ -849,6 +875,7 @@ static u32 balance_pair(u32 src, u32 dst)
 		if (cpu >= 0)
 			scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
 	}
+	bpf_rcu_read_unlock();
 	return moved;
 }
 
@@ -893,9 +920,9 @@ static void update_dom_loads(void)
 		if (wt < 0)
 			wt = 0;
 		d->load = mlb_ewma(d->load, mlb_weight_to_load(wt));
-		dom_stats[i].load = d->load;
-		dom_stats[i].nr_queued = scx_bpf_dsq_nr_queued(i);
-		dom_stats[i].nr_cpus = dom_cpu_count(i);
+		dom_stats[IDX(i, MLB_MAX_DOMS)].load = d->load;
+		dom_stats[IDX(i, MLB_MAX_DOMS)].nr_queued = scx_bpf_dsq_nr_queued(i);
+		dom_stats[IDX(i, MLB_MAX_DOMS)].nr_cpus = dom_cpu_count(i);
 	}
 }
 
@@ -915,20 +942,17 @@ static u32 balance_if_needed(u32 src, u32 dst, u32 pct)
 		ref = MLB_IMBAL_REF_MIN;
 	if (sl <= dl || (sl - dl) * 100 <= pct * ref)
 		return 0;
-	moved = balance_pair(src, dst);
+	moved = mlb_balance_pair(src, dst);
 	sd = lookup_dom(src);
 	if (sd)
 		sd->balance_fails = moved ? 0 : sd->balance_fails + 1;
 	return moved;
 }
 
-/* The timer callback belongs to the sleepable init program: it takes the RCU read lock
- * itself for the domain cpumask kptrs it reads. */
 static int balance_timerfn(void *map, int *key, struct bpf_timer *timer)
 {
 	u32 busiest, idlest, n;
 
-	bpf_rcu_read_lock();
 	stat_inc(MLB_STAT_BAL_ROUNDS);
 	update_dom_loads();
 
@@ -943,7 +967,6 @@ static int balance_timerfn(void *map, int *key, struct bpf_timer *timer)
 		find_extremes(n, &busiest, &idlest);
 		balance_if_needed(busiest, idlest, imbal_pct);
 	}
-	bpf_rcu_read_unlock();
 
 	bpf_timer_start(timer, balance_interval_ns, 0);
 	return 0;
@@ -958,7 +981,7 @@ static s32 init_dom(u32 dom)
 	u32 cpu;
 	s32 ret;
 
-	ret = scx_bpf_create_dsq(dom, dom_node[dom & (MLB_MAX_DOMS - 1)]);
+	ret = scx_bpf_create_dsq(dom, dom_node[IDX(dom, MLB_MAX_DOMS)]);
 	if (ret)
 		return ret;
 	d = lookup_dom(dom);
@@ -969,8 +992,8 @@ static s32 init_dom(u32 dom)
 		return -ENOMEM;
 	bpf_for(cpu, 0, nr_cpus)
 	{
-		if (cpu < MLB_MAX_CPUS && dom < MLB_MAX_DOMS &&
-		    (dom_cpus[dom][cpu / 64] & (1ULL << (cpu % 64))))
+		if (dom_cpus[IDX(dom, MLB_MAX_DOMS)][IDX(cpu / 64, MLB_CPUMASK_WORDS)] &
+		    (1ULL << (cpu % 64)))
 			bpf_cpumask_set_cpu(cpu, mask);
 	}
 	mask = bpf_kptr_xchg(&d->cpumask, mask);

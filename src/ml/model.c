@@ -647,7 +647,7 @@ void mlb_model_dump(FILE *f, const struct mlb_model *m)
 	fprintf(f, "\nquantization:");
 	print_ppm(f, "agreement", mt->agree_ppm);
 	fprintf(f, " max_score_error=%.6f\n", mt->max_err / (double)MLB_NN_ONE);
-	fprintf(f, "features (x = clamp(v, lo, hi) - offset) * mult / 2^shift, Q15.16):\n");
+	fprintf(f, "features (x = (clamp(v, lo, hi) - offset) * mult / 2^shift, Q15.16):\n");
 	fprintf(f, "  %-3s %-20s %9s %9s %9s %11s %5s %12s\n", "#", "name", "lo", "hi", "offset",
 		"mult", "shift", "scale(1/std)");
 	for (i = 0; i < nn->n_in; i++) {
