@@ -193,28 +193,20 @@ struct mlb_nn_layer_ctx {
 };
 
 /*
- * mlb_nn_unit - output @j of a layer: out[j] = act(b[j] + w[j] . in), or 0 past n_out.
- * @j: the unit (< MLB_NN_WIDTH, else nothing is done); @data: a struct mlb_nn_layer_ctx.
- * Returns 0 (bpf_loop(): go on), or 1 when @j is out of bounds (stop).
- *
- * This is the whole arithmetic of a layer. In BPF, bpf_loop() iterates it over the units, so
- * the verifier checks it once for any @j instead of once per unit and per model shape; in
- * user space a plain loop does. The results are the same because the function is.
+ * mlb_nn_unit - output @j (< MLB_NN_WIDTH) of the layer of @c:
+ * out[j] = act(b[j] + w[j] . in) for j < n_out, 0 past it.
  */
-static long mlb_nn_unit(u32 j, void *data)
+static __always_inline void mlb_nn_unit(const struct mlb_nn_layer_ctx *c, u32 j)
 {
-	const struct mlb_nn_layer_ctx *c = data;
 	const struct mlb_nn_layer *l = c->l;
 	const s64 *w, *x = c->in;
 	u32 n_chunks = c->n_chunks, f = l->w_frac & 63, k;
 	s64 acc;
 	s32 y;
 
-	if (j >= MLB_NN_WIDTH)
-		return 1;
 	if (j >= c->n_out) {
 		c->out[j] = 0;
-		return 0;
+		return;
 	}
 	w = l->w[j];
 	/* b * 2^f by multiplication: a left shift of a negative value is undefined in C */
@@ -232,33 +224,64 @@ static long mlb_nn_unit(u32 j, void *data)
 	if (l->relu && y < 0)
 		y = 0;
 	c->out[j] = y;
-	return 0;
 }
 MLB_ASSERT(MLB_NN_CHUNK == 8, "mlb_nn_unit() writes out 8 products");
 
 /*
- * mlb_nn_layer_forward - one layer: out[j] for j < l->n_out, zeros up to the next chunk.
+ * Units computed per mlb_nn_units() call: amortises the call over several units. 8 would be
+ * faster still but takes the verifier past its 1M-instruction budget (it walks every unit of
+ * a group separately).
+ */
+#define MLB_NN_GROUP 4
+MLB_ASSERT(MLB_NN_WIDTH % MLB_NN_GROUP == 0 && MLB_NN_CHUNK % MLB_NN_GROUP == 0,
+	   "groups tile rows and chunks");
+
+/*
+ * mlb_nn_units - units MLB_NN_GROUP * @g ... MLB_NN_GROUP * @g + MLB_NN_GROUP - 1 of the layer
+ * of @data (a struct mlb_nn_layer_ctx), see mlb_nn_unit().
+ * Returns 0 (bpf_loop(): go on), or 1 when the group is out of bounds (stop, nothing done).
+ *
+ * This is the whole arithmetic of a layer. In BPF, bpf_loop() iterates it over the groups, so
+ * the verifier checks it once for any @g instead of once per unit and per model shape; in
+ * user space a plain loop does. The results are the same because the function is.
+ */
+static long mlb_nn_units(u32 g, void *data)
+{
+	const struct mlb_nn_layer_ctx *c = data;
+	u32 u;
+
+	if (g >= MLB_NN_WIDTH / MLB_NN_GROUP)
+		return 1;
+	for (u = 0; u < MLB_NN_GROUP; u++)
+		mlb_nn_unit(c, g * MLB_NN_GROUP + u);
+	return 0;
+}
+
+/*
+ * mlb_nn_layer_forward - one layer: out[j] for j < l->n_out, then zeros up to the next chunk
+ * (@pad: the next layer reads whole chunks) or the next group (!@pad: the output layer).
  * @in must hold defined values up to round_up(l->n_in, MLB_NN_CHUNK); @out has room for
  * MLB_NN_WIDTH values; @max_out bounds l->n_out (MLB_NN_WIDTH for hidden layers,
  * MLB_NN_MAX_OUT for the output layer). Returns -1 if l->n_in or l->n_out is out of bounds,
  * else 0.
  */
 static __always_inline int mlb_nn_layer_forward(const struct mlb_nn_layer *l, const s64 *in,
-						s64 *out, u32 max_out)
+						s64 *out, u32 max_out, int pad)
 {
 	struct mlb_nn_layer_ctx c = { .l = l, .in = in, .out = out };
-	u32 n_in = l->n_in, n_out = l->n_out, n_units;
+	u32 n_in = l->n_in, n_out = l->n_out, n_groups, round;
 
 	if (n_in < 1 || n_in > MLB_NN_WIDTH || n_out < 1 || n_out > max_out)
 		return -1;
 	c.n_chunks = (n_in + MLB_NN_CHUNK - 1) / MLB_NN_CHUNK;
 	c.n_out = n_out;
-	n_units = (n_out + MLB_NN_CHUNK - 1) & ~(MLB_NN_CHUNK - 1);
+	round = pad ? MLB_NN_CHUNK : MLB_NN_GROUP;
+	n_groups = (n_out + round - 1) / round * (round / MLB_NN_GROUP);
 #ifdef __bpf__
-	bpf_loop(n_units, mlb_nn_unit, &c, 0);
+	bpf_loop(n_groups, mlb_nn_units, &c, 0);
 #else
-	for (u32 j = 0; j < n_units; j++)
-		mlb_nn_unit(j, &c);
+	for (u32 g = 0; g < n_groups; g++)
+		mlb_nn_units(g, &c);
 #endif
 	return 0;
 }
@@ -301,14 +324,14 @@ static __always_inline int mlb_nn_forward(const struct mlb_nn_model *m, const s3
 		if (l + 1 >= n_layers)
 			break;
 		if (mlb_nn_layer_forward(&m->layer[l], s->act[l & 1], s->act[(l + 1) & 1],
-					 MLB_NN_WIDTH))
+					 MLB_NN_WIDTH, 1))
 			return -1;
 	}
 	/* The output layer reads act[(n_layers - 1) & 1] and writes at most MLB_NN_MAX_OUT. */
 	last = &m->layer[n_layers - 1];
 	if (last->n_out != n_out)
 		return -1;
-	return mlb_nn_layer_forward(last, s->act[(n_layers - 1) & 1], s->out, MLB_NN_MAX_OUT);
+	return mlb_nn_layer_forward(last, s->act[(n_layers - 1) & 1], s->out, MLB_NN_MAX_OUT, 0);
 }
 
 /* mlb_nn_output - output @k of the last mlb_nn_forward() on @s, an s32 in Q15.16. */
