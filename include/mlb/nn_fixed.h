@@ -154,10 +154,10 @@ MLB_ASSERT((-3 >> 1) == -2, "arithmetic right shift of negative values");
  */
 static __always_inline s64 mlb_nn_rshift_round(s64 v, u32 s)
 {
-	s &= 63;
-	if (!s)
-		return v;
-	return (v + ((s64)1 << (s - 1))) >> s;
+	/* half = 2^(s-1), or 0 when s == 0: no branch, so the verifier has one path */
+	s64 half = (s64)(((u64)1 << (s & 63)) >> 1);
+
+	return (v + half) >> (s & 63);
 }
 
 /* mlb_nn_sat - @v saturated to [-MLB_NN_ACT_MAX, MLB_NN_ACT_MAX]. */
@@ -193,19 +193,19 @@ struct mlb_nn_layer_ctx {
 };
 
 /*
- * mlb_nn_unit - output @j (< MLB_NN_WIDTH) of the layer of @c:
- * out[j] = act(b[j] + w[j] . in) for j < n_out, 0 past it.
+ * mlb_nn_unit - output @j (< MLB_NN_WIDTH) of layer @l: out[j] = act(b[j] + w[j] . in) for
+ * j < @n_out, 0 past it; @n_chunks chunks of @in are read, @f is l->w_frac.
  */
-static __always_inline void mlb_nn_unit(const struct mlb_nn_layer_ctx *c, u32 j)
+static __always_inline void mlb_nn_unit(const struct mlb_nn_layer *l, const s64 *x, s64 *out,
+					u32 j, u32 n_chunks, u32 n_out, u32 f)
 {
-	const struct mlb_nn_layer *l = c->l;
-	const s64 *w, *x = c->in;
-	u32 n_chunks = c->n_chunks, f = l->w_frac & 63, k;
+	const s64 *w;
 	s64 acc;
 	s32 y;
+	u32 k;
 
-	if (j >= c->n_out) {
-		c->out[j] = 0;
+	if (j >= n_out) {
+		out[j] = 0;
 		return;
 	}
 	w = l->w[j];
@@ -223,7 +223,7 @@ static __always_inline void mlb_nn_unit(const struct mlb_nn_layer_ctx *c, u32 j)
 	y = mlb_nn_sat(mlb_nn_rshift_round(acc, f));
 	if (l->relu && y < 0)
 		y = 0;
-	c->out[j] = y;
+	out[j] = y;
 }
 MLB_ASSERT(MLB_NN_CHUNK == 8, "mlb_nn_unit() writes out 8 products");
 
@@ -248,12 +248,19 @@ MLB_ASSERT(MLB_NN_WIDTH % MLB_NN_GROUP == 0 && MLB_NN_CHUNK % MLB_NN_GROUP == 0,
 static long mlb_nn_units(u32 g, void *data)
 {
 	const struct mlb_nn_layer_ctx *c = data;
-	u32 u;
+	/*
+	 * Read the context once: in registers, what the verifier learns about n_chunks in the
+	 * first unit holds for the others, so it walks 4 paths per group, not 4^4.
+	 */
+	const struct mlb_nn_layer *l = c->l;
+	const s64 *in = c->in;
+	s64 *out = c->out;
+	u32 n_chunks = c->n_chunks, n_out = c->n_out, f = l->w_frac & 63, u;
 
 	if (g >= MLB_NN_WIDTH / MLB_NN_GROUP)
 		return 1;
 	for (u = 0; u < MLB_NN_GROUP; u++)
-		mlb_nn_unit(c, g * MLB_NN_GROUP + u);
+		mlb_nn_unit(l, in, out, g * MLB_NN_GROUP + u, n_chunks, n_out, f);
 	return 0;
 }
 

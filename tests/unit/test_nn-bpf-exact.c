@@ -22,6 +22,7 @@
 
 #define NR_MODELS 10
 #define PER_MODEL 2048 /* inputs per model: 20480 in all */
+#define VERIFIER_BUDGET 200000 /* of the kernel's 1,000,000 per program */
 
 static s32 rand_s32(struct mlb_rng *r, s64 lo, s64 hi)
 {
@@ -118,7 +119,7 @@ static int run(struct nn_test *skel, u32 n, u32 n_in, s32 *err)
 	if (ret || opts.retval) {
 		fprintf(stderr, "FAIL: BPF_PROG_TEST_RUN: ret %d retval %d errno %d\n", ret,
 			opts.retval, errno);
-		exit(1);
+		return -1;
 	}
 	*err = args.err;
 	return 0;
@@ -149,7 +150,37 @@ int main(void)
 	if (sizeof(skel->bss->inputs[0]) != 4 * MLB_NN_MAX_IN ||
 	    sizeof(skel->bss->inputs) / sizeof(skel->bss->inputs[0]) < PER_MODEL) {
 		fprintf(stderr, "FAIL: tests/bpf/nn_test.bpf.c input layout changed\n");
-		return 1;
+		goto fail;
+	}
+
+	/*
+	 * The scheduler embeds this inference in larger programs: one call site (the bench
+	 * program has one; run_batch has two, for 25 and 32 inputs) must leave most of the
+	 * verifier's 1M-instruction budget to the rest.
+	 */
+	{
+		struct bpf_program *progs[] = { skel->progs.run_batch, skel->progs.bench };
+
+		for (int p = 0; p < 2; p++) {
+			struct bpf_prog_info info = {};
+			u32 len = sizeof(info);
+
+			if (bpf_prog_get_info_by_fd(bpf_program__fd(progs[p]), &info, &len)) {
+				fprintf(stderr, "FAIL: bpf_prog_get_info_by_fd: %s\n",
+					strerror(errno));
+				goto fail;
+			}
+			printf("%s: %u instructions verified, %u bytes jited\n",
+			       bpf_program__name(progs[p]), info.verified_insns,
+			       info.jited_prog_len);
+			if (!info.verified_insns ||
+			    info.verified_insns > VERIFIER_BUDGET * (p == 0 ? 2 : 1)) {
+				fprintf(stderr, "FAIL: %s takes more than %d verifier steps\n",
+					bpf_program__name(progs[p]),
+					VERIFIER_BUDGET * (p == 0 ? 2 : 1));
+				goto fail;
+			}
+		}
 	}
 
 	mlb_rng_seed(&r, 20261203);
@@ -162,15 +193,16 @@ int main(void)
 		for (int t = 0; t < PER_MODEL; t++)
 			random_input(&r, m, skel->bss->inputs[t].v);
 		memset(skel->bss->outputs, 0x5a, sizeof(skel->bss->outputs));
-		run(skel, PER_MODEL, n_in, &err);
+		if (run(skel, PER_MODEL, n_in, &err))
+			goto fail;
 		if (err) {
 			fprintf(stderr, "FAIL: model %d: %d BPF inferences failed\n", k, err);
-			return 1;
+			goto fail;
 		}
 		for (int t = 0; t < PER_MODEL; t++) {
 			if (mlb_nn_forward(m, skel->bss->inputs[t].v, n_in, &s)) {
 				fprintf(stderr, "FAIL: model %d: user-space inference failed\n", k);
-				return 1;
+				goto fail;
 			}
 			for (u32 o = 0; o < m->n_out; o++) {
 				s32 u = mlb_nn_output(&s, o), b = skel->bss->outputs[t][o];
@@ -194,12 +226,13 @@ int main(void)
 	}
 	/* A model whose input count is not the call's is refused on both sides. */
 	skel->bss->model.n_in = MLB_NN_MAX_IN;
-	run(skel, 16, MLB_NR_FEATURES, &err);
+	if (run(skel, 16, MLB_NR_FEATURES, &err))
+		goto fail;
 	if (err != 16 || !mlb_nn_forward(&skel->bss->model, skel->bss->inputs[0].v,
 					 MLB_NR_FEATURES, &s)) {
 		fprintf(stderr, "FAIL: an input-count mismatch was not refused (bpf errors %d)\n",
 			err);
-		return 1;
+		goto fail;
 	}
 
 	printf("%llu outputs compared, %llu mismatches (%llu saturated; narrow models: %llu of "
@@ -207,13 +240,16 @@ int main(void)
 	       (unsigned long long)compared, (unsigned long long)mismatches,
 	       (unsigned long long)saturated, (unsigned long long)narrow_sat,
 	       (unsigned long long)narrow);
-	nn_test__destroy(skel);
 	if (mismatches)
-		return 1;
+		goto fail;
 	/* the inputs must have exercised ordinary values as well as saturation */
 	if (compared < 10000 || !saturated || narrow_sat * 10 > narrow) {
 		fprintf(stderr, "FAIL: weak coverage\n");
-		return 1;
+		goto fail;
 	}
+	nn_test__destroy(skel);
 	return 0;
+fail:
+	nn_test__destroy(skel);
+	return 1;
 }
