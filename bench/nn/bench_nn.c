@@ -20,8 +20,8 @@
 #include "../tests/bpf/nn_test.h"
 #include "ml/nn_test.skel.h"
 
-#define BENCH_N 1000000 /* inferences per BPF measurement */
-#define BENCH_REPS 5	/* measurements; the fastest counts (least disturbed) */
+#define BENCH_N	   1000000 /* inferences per BPF measurement */
+#define BENCH_REPS 5	   /* measurements; the fastest counts (least disturbed) */
 
 static double now(void)
 {
@@ -94,7 +94,7 @@ int main(void)
 
 	/* mismatches: every benchmark input, BPF vs user space */
 	{
-		struct nn_test_args a = { .n = NN_TEST_BATCH, .n_in = MLB_NR_FEATURES };
+		struct nn_test_args a = {.n = NN_TEST_BATCH, .n_in = MLB_NR_FEATURES};
 
 		if (test_run(skel->progs.run_batch, &a))
 			return 1;
@@ -106,7 +106,7 @@ int main(void)
 	}
 
 	for (int rep_i = 0; rep_i < BENCH_REPS; rep_i++) {
-		struct nn_test_args a = { .n = BENCH_N };
+		struct nn_test_args a = {.n = BENCH_N};
 		double t;
 
 		if (test_run(skel->progs.bench, &a))

@@ -54,23 +54,23 @@
 
 /* Q15.16 activations: 1.0 is MLB_NN_ONE. */
 #define MLB_NN_FRAC_BITS 16
-#define MLB_NN_ONE (1 << MLB_NN_FRAC_BITS)
+#define MLB_NN_ONE	 (1 << MLB_NN_FRAC_BITS)
 /* Saturation bound of every activation, input and output (2^30 - 1, about 16384.0). */
 #define MLB_NN_ACT_MAX ((1 << 30) - 1)
 /* Weights: at most MLB_NN_WFRAC_MAX fraction bits and |w| <= MLB_NN_W_MAX (2^23). */
 #define MLB_NN_WFRAC_MAX 24
-#define MLB_NN_W_MAX (1 << 23)
+#define MLB_NN_W_MAX	 (1 << 23)
 /* Normalisation bounds: hi - lo <= MLB_NN_SPAN_MAX, 0 <= mult <= MLB_NN_MULT_MAX, shift. */
-#define MLB_NN_SPAN_MAX (1 << 26)
-#define MLB_NN_MULT_MAX 0x7fffffff
+#define MLB_NN_SPAN_MAX	 (1 << 26)
+#define MLB_NN_MULT_MAX	 0x7fffffff
 #define MLB_NN_SHIFT_MAX 62
 
 /* Compile-time maxima of the network's shape. */
-#define MLB_NN_MAX_IN 32     /* inputs (features) */
+#define MLB_NN_MAX_IN	  32 /* inputs (features) */
 #define MLB_NN_MAX_HIDDEN 32 /* units of a hidden layer */
-#define MLB_NN_MAX_OUT 4     /* outputs; output 0 is the migrate score */
+#define MLB_NN_MAX_OUT	  4  /* outputs; output 0 is the migrate score */
 #define MLB_NN_MAX_LAYERS 3  /* linear layers: two hidden + output */
-#define MLB_NN_WIDTH 32	     /* row stride of weights and activations: max of the above */
+#define MLB_NN_WIDTH	  32 /* row stride of weights and activations: max of the above */
 /* Inner products run in chunks of MLB_NN_CHUNK inputs; weights past n_in are zero. */
 #define MLB_NN_CHUNK 8
 
@@ -83,10 +83,10 @@
  * product may read up to the next multiple of MLB_NN_CHUNK.
  */
 struct mlb_nn_layer {
-	u32 n_in;   /* inputs, 1..MLB_NN_WIDTH */
-	u32 n_out;  /* outputs, 1..MLB_NN_WIDTH (MLB_NN_MAX_OUT for the last layer) */
-	u32 w_frac; /* fraction bits of w, 0..MLB_NN_WFRAC_MAX */
-	u32 relu;   /* 1: ReLU (hidden layers), 0: linear (output layer) */
+	u32 n_in;	     /* inputs, 1..MLB_NN_WIDTH */
+	u32 n_out;	     /* outputs, 1..MLB_NN_WIDTH (MLB_NN_MAX_OUT for the last layer) */
+	u32 w_frac;	     /* fraction bits of w, 0..MLB_NN_WFRAC_MAX */
+	u32 relu;	     /* 1: ReLU (hidden layers), 0: linear (output layer) */
 	s32 b[MLB_NN_WIDTH]; /* bias, Q15.16 */
 	/*
 	 * w[out][in], Q(31-w_frac).w_frac: s32 values (|w| <= MLB_NN_W_MAX) kept sign-extended
@@ -130,13 +130,12 @@ MLB_ASSERT(sizeof(struct mlb_nn_layer) == 16 + 4 * MLB_NN_WIDTH + 8 * MLB_NN_WID
 	   "nn layer layout");
 MLB_ASSERT(sizeof(struct mlb_nn_norm) == 20, "nn norm layout");
 MLB_ASSERT(sizeof(struct mlb_nn_model) ==
-		   16 + 20 * MLB_NN_MAX_IN + MLB_NN_MAX_LAYERS * sizeof(struct mlb_nn_layer),
+	       16 + 20 * MLB_NN_MAX_IN + MLB_NN_MAX_LAYERS * sizeof(struct mlb_nn_layer),
 	   "nn model layout");
 MLB_ASSERT(sizeof(struct mlb_nn_model) % 8 == 0, "nn model is 8-byte aligned");
-MLB_ASSERT(sizeof(struct mlb_nn_scratch) == 8 * 3 * MLB_NN_WIDTH,
-	   "nn scratch layout");
+MLB_ASSERT(sizeof(struct mlb_nn_scratch) == 8 * 3 * MLB_NN_WIDTH, "nn scratch layout");
 MLB_ASSERT(MLB_NN_WIDTH >= MLB_NN_MAX_IN && MLB_NN_WIDTH >= MLB_NN_MAX_HIDDEN &&
-		   MLB_NN_WIDTH >= MLB_NN_MAX_OUT,
+	       MLB_NN_WIDTH >= MLB_NN_MAX_OUT,
 	   "the row stride holds every layer");
 MLB_ASSERT(MLB_NN_WIDTH % MLB_NN_CHUNK == 0, "rows are whole chunks");
 MLB_ASSERT((MLB_NN_WIDTH & (MLB_NN_WIDTH - 1)) == 0, "row indices can be masked");
@@ -196,8 +195,8 @@ struct mlb_nn_layer_ctx {
  * mlb_nn_unit - output @j (< MLB_NN_WIDTH) of layer @l: out[j] = act(b[j] + w[j] . in) for
  * j < @n_out, 0 past it; @n_chunks chunks of @in are read, @f is l->w_frac.
  */
-static __always_inline void mlb_nn_unit(const struct mlb_nn_layer *l, const s64 *x, s64 *out,
-					u32 j, u32 n_chunks, u32 n_out, u32 f)
+static __always_inline void mlb_nn_unit(const struct mlb_nn_layer *l, const s64 *x, s64 *out, u32 j,
+					u32 n_chunks, u32 n_out, u32 f)
 {
 	const s64 *w;
 	s64 acc;
@@ -275,7 +274,7 @@ static long mlb_nn_units(u32 g, void *data)
 static __always_inline int mlb_nn_layer_forward(const struct mlb_nn_layer *l, const s64 *in,
 						s64 *out, u32 max_out, int pad)
 {
-	struct mlb_nn_layer_ctx c = { .l = l, .in = in, .out = out };
+	struct mlb_nn_layer_ctx c = {.l = l, .in = in, .out = out};
 	u32 n_in = l->n_in, n_out = l->n_out, n_groups, round;
 
 	if (n_in < 1 || n_in > MLB_NN_WIDTH || n_out < 1 || n_out > max_out)

@@ -11,7 +11,7 @@
 #define CSV_MAX_COLS 256
 
 static void set_err(char *err, size_t errsz, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 static void set_err(char *err, size_t errsz, const char *fmt, ...)
 {
 	va_list ap;
@@ -128,16 +128,16 @@ long mlb_csv_read(const char *path, const char *label, struct mlb_dataset *ds, c
 					if (strcmp(f[c], mlb_feature_descs[i].name))
 						continue;
 					if (col[i] >= 0) {
-						set_err(err, errsz, "%s:%ld: column '%s' twice", path,
-							lineno, f[c]);
+						set_err(err, errsz, "%s:%ld: column '%s' twice",
+							path, lineno, f[c]);
 						ret = -EINVAL;
 					}
 					col[i] = c;
 				}
 				if (!strcmp(f[c], label)) {
 					if (label_col >= 0) {
-						set_err(err, errsz, "%s:%ld: column '%s' twice", path,
-							lineno, f[c]);
+						set_err(err, errsz, "%s:%ld: column '%s' twice",
+							path, lineno, f[c]);
 						ret = -EINVAL;
 					}
 					label_col = c;
@@ -259,22 +259,23 @@ int mlb_synth(struct mlb_dataset *ds, size_t n, u64 seed, double noise)
 		double burst, s;
 		int y;
 
-		x[MLB_F_TASK_WEIGHT] = clampi(mlb_rng_uniform(&r) < 0.8 ? 100 :
-					      mlb_rng_range(&r, 1, 1000), MLB_F_TASK_WEIGHT);
+		x[MLB_F_TASK_WEIGHT] =
+		    clampi(mlb_rng_uniform(&r) < 0.8 ? 100 : mlb_rng_range(&r, 1, 1000),
+			   MLB_F_TASK_WEIGHT);
 		x[MLB_F_TASK_DUTY] = (s32)mlb_rng_range(&r, 0, 1024);
 		x[MLB_F_TASK_RUN_FRAC] = (s32)(x[MLB_F_TASK_DUTY] * mlb_rng_uniform(&r));
 		burst = exp(mlb_rng_uniform(&r) * log(1000000.0));
 		x[MLB_F_TASK_BURST_US] = clampi((s64)burst, MLB_F_TASK_BURST_US);
 		x[MLB_F_TASK_SLICE_USE] = (s32)mlb_rng_range(&r, 0, 1024);
-		x[MLB_F_TASK_WAKE_FREQ] = clampi((s64)exp(mlb_rng_uniform(&r) * log(100000.0)),
-						 MLB_F_TASK_WAKE_FREQ);
-		x[MLB_F_TASK_SINCE_RAN_US] =
-			clampi((s64)exp(mlb_rng_uniform(&r) * log(10000000.0)),
-			       MLB_F_TASK_SINCE_RAN_US);
+		x[MLB_F_TASK_WAKE_FREQ] =
+		    clampi((s64)exp(mlb_rng_uniform(&r) * log(100000.0)), MLB_F_TASK_WAKE_FREQ);
+		x[MLB_F_TASK_SINCE_RAN_US] = clampi((s64)exp(mlb_rng_uniform(&r) * log(10000000.0)),
+						    MLB_F_TASK_SINCE_RAN_US);
 		x[MLB_F_TASK_CACHE_HOT] = x[MLB_F_TASK_SINCE_RAN_US] < 500;
-		x[MLB_F_TASK_RECENT_MIGR] = mlb_rng_uniform(&r) < 0.7 ?
-						    0 : (s32)mlb_rng_range(&r, 0, 1000);
-		x[MLB_F_TASK_NR_CPUS] = mlb_rng_uniform(&r) < 0.9 ? 64 : (s32)mlb_rng_range(&r, 1, 64);
+		x[MLB_F_TASK_RECENT_MIGR] =
+		    mlb_rng_uniform(&r) < 0.7 ? 0 : (s32)mlb_rng_range(&r, 0, 1000);
+		x[MLB_F_TASK_NR_CPUS] =
+		    mlb_rng_uniform(&r) < 0.9 ? 64 : (s32)mlb_rng_range(&r, 1, 64);
 		x[MLB_F_TASK_VLAG_US] = (s32)mlb_rng_range(&r, -1000000, 1000000);
 		x[MLB_F_SRC_NR_QUEUED] = (s32)mlb_rng_range(&r, 0, 64);
 		x[MLB_F_DST_NR_QUEUED] = (s32)mlb_rng_range(&r, 0, 64);
@@ -285,18 +286,18 @@ int mlb_synth(struct mlb_dataset *ds, size_t n, u64 seed, double noise)
 		x[MLB_F_SAME_LLC] = mlb_rng_uniform(&r) < 0.5;
 		x[MLB_F_SAME_NODE] = x[MLB_F_SAME_LLC] || mlb_rng_uniform(&r) < 0.5;
 		x[MLB_F_NUMA_DIST] = x[MLB_F_SAME_NODE] ? 10 : (s32)mlb_rng_range(&r, 12, 40);
-		x[MLB_F_SRC_CAPACITY] = mlb_rng_uniform(&r) < 0.8 ? 1024 :
-					(s32)mlb_rng_range(&r, 256, 1024);
-		x[MLB_F_DST_CAPACITY] = mlb_rng_uniform(&r) < 0.8 ? 1024 :
-					(s32)mlb_rng_range(&r, 256, 1024);
+		x[MLB_F_SRC_CAPACITY] =
+		    mlb_rng_uniform(&r) < 0.8 ? 1024 : (s32)mlb_rng_range(&r, 256, 1024);
+		x[MLB_F_DST_CAPACITY] =
+		    mlb_rng_uniform(&r) < 0.8 ? 1024 : (s32)mlb_rng_range(&r, 256, 1024);
 		x[MLB_F_DST_PERF] = (s32)mlb_rng_range(&r, 256, 1024);
 		x[MLB_F_BALANCE_FAILS] = (s32)mlb_rng_range(&r, 0, 8);
 		x[MLB_F_KIND] = (s32)mlb_rng_range(&r, 0, 2);
 
 		/* The rule: move when it relieves the source enough to pay for what it costs. */
 		s = x[MLB_F_IMBALANCE] / 1024.0 * (x[MLB_F_TASK_DUTY] / 1024.0 + 0.3);
-		s += 0.8 * x[MLB_F_DST_IDLE] + 0.15 * (x[MLB_F_SRC_NR_QUEUED] -
-						       x[MLB_F_DST_NR_QUEUED]) / 8.0;
+		s += 0.8 * x[MLB_F_DST_IDLE] +
+		     0.15 * (x[MLB_F_SRC_NR_QUEUED] - x[MLB_F_DST_NR_QUEUED]) / 8.0;
 		s -= x[MLB_F_TASK_CACHE_HOT] * (x[MLB_F_SAME_LLC] ? 0.4 : 1.6);
 		s -= (x[MLB_F_NUMA_DIST] - 10) / 15.0;
 		s -= x[MLB_F_TASK_RECENT_MIGR] / 300.0;

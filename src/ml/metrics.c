@@ -53,7 +53,7 @@ int mlb_metrics_compute(const double *score, const u8 *y, size_t n, struct mlb_m
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++)
-		v[i] = (struct scored){ score[i], y[i] };
+		v[i] = (struct scored){score[i], y[i]};
 	qsort(v, n, sizeof(*v), cmp_scored);
 	for (i = 0; i < n; i = j) {
 		double avg_rank;

@@ -21,38 +21,38 @@
 #define EXIT_USAGE 2
 
 static const char usage_text[] =
-	"Usage: mlb-model COMMAND [OPTIONS] ARGS...\n"
-	"Train, inspect and evaluate scx_mlb model files (format: docs/model.md).\n"
-	"\n"
-	"Commands:\n"
-	"  train [OPTIONS] -o MODEL DATA.csv   train on a labelled CSV, quantize, check, write\n"
-	"  show MODEL                          print a model file readably\n"
-	"  eval [--label=COL] MODEL DATA.csv   metrics of the (quantized) model on a CSV\n"
-	"  synth [--seed=N] [--noise=P] N OUT.csv\n"
-	"                                      write N synthetic labelled decisions\n"
-	"\n"
-	"train options:\n"
-	"  -o, --output=FILE         model file to write (required)\n"
-	"  -H, --hidden=A[,B]        hidden layer sizes, 1..32 each, or 'none' (default 16,8)\n"
-	"  -e, --epochs=N            at most N epochs (default 50)\n"
-	"  -l, --lr=X                Adam learning rate (default 0.003)\n"
-	"  -b, --batch=N             mini-batch size (default 64)\n"
-	"  -p, --patience=N          early stopping patience in epochs (default 8)\n"
-	"  -s, --seed=N              seed of split, init and shuffling (default 1)\n"
-	"  -w, --class-weights=W0,W1 loss weights of label 0 and 1, or 'auto' (default 1,1)\n"
-	"  -L, --label=COL           label column (default 'label')\n"
-	"  -a, --min-agreement=PCT   refuse a model whose quantized decisions agree with the\n"
-	"                            float ones on less than PCT%% of validation (default 99.5)\n"
-	"  -V, --val-frac=F          validation share of the samples (default 0.2)\n"
-	"  -v, --verbose             one line per epoch on stderr\n"
-	"\n"
-	"Examples:\n"
-	"  mlb-model synth 20000 /tmp/decisions.csv\n"
-	"  mlb-model train -H 16,8 -e 30 -w auto -o /tmp/m.mlb /tmp/decisions.csv\n"
-	"  mlb-model show /tmp/m.mlb\n"
-	"  mlb-model eval /tmp/m.mlb /tmp/decisions.csv\n"
-	"\n"
-	"Exit status: 0 ok, 1 failure (data, refused model), 2 bad arguments.\n";
+    "Usage: mlb-model COMMAND [OPTIONS] ARGS...\n"
+    "Train, inspect and evaluate scx_mlb model files (format: docs/model.md).\n"
+    "\n"
+    "Commands:\n"
+    "  train [OPTIONS] -o MODEL DATA.csv   train on a labelled CSV, quantize, check, write\n"
+    "  show MODEL                          print a model file readably\n"
+    "  eval [--label=COL] MODEL DATA.csv   metrics of the (quantized) model on a CSV\n"
+    "  synth [--seed=N] [--noise=P] N OUT.csv\n"
+    "                                      write N synthetic labelled decisions\n"
+    "\n"
+    "train options:\n"
+    "  -o, --output=FILE         model file to write (required)\n"
+    "  -H, --hidden=A[,B]        hidden layer sizes, 1..32 each, or 'none' (default 16,8)\n"
+    "  -e, --epochs=N            at most N epochs (default 50)\n"
+    "  -l, --lr=X                Adam learning rate (default 0.003)\n"
+    "  -b, --batch=N             mini-batch size (default 64)\n"
+    "  -p, --patience=N          early stopping patience in epochs (default 8)\n"
+    "  -s, --seed=N              seed of split, init and shuffling (default 1)\n"
+    "  -w, --class-weights=W0,W1 loss weights of label 0 and 1, or 'auto' (default 1,1)\n"
+    "  -L, --label=COL           label column (default 'label')\n"
+    "  -a, --min-agreement=PCT   refuse a model whose quantized decisions agree with the\n"
+    "                            float ones on less than PCT%% of validation (default 99.5)\n"
+    "  -V, --val-frac=F          validation share of the samples (default 0.2)\n"
+    "  -v, --verbose             one line per epoch on stderr\n"
+    "\n"
+    "Examples:\n"
+    "  mlb-model synth 20000 /tmp/decisions.csv\n"
+    "  mlb-model train -H 16,8 -e 30 -w auto -o /tmp/m.mlb /tmp/decisions.csv\n"
+    "  mlb-model show /tmp/m.mlb\n"
+    "  mlb-model eval /tmp/m.mlb /tmp/decisions.csv\n"
+    "\n"
+    "Exit status: 0 ok, 1 failure (data, refused model), 2 bad arguments.\n";
 
 static void usage(FILE *f)
 {
@@ -98,20 +98,20 @@ static double parse_double(const char *opt, const char *s, double lo, double hi)
 static int cmd_train(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "hidden", required_argument, NULL, 'H' },
-		{ "epochs", required_argument, NULL, 'e' },
-		{ "lr", required_argument, NULL, 'l' },
-		{ "batch", required_argument, NULL, 'b' },
-		{ "patience", required_argument, NULL, 'p' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "class-weights", required_argument, NULL, 'w' },
-		{ "label", required_argument, NULL, 'L' },
-		{ "min-agreement", required_argument, NULL, 'a' },
-		{ "val-frac", required_argument, NULL, 'V' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{},
+	    {"output", required_argument, NULL, 'o'},
+	    {"hidden", required_argument, NULL, 'H'},
+	    {"epochs", required_argument, NULL, 'e'},
+	    {"lr", required_argument, NULL, 'l'},
+	    {"batch", required_argument, NULL, 'b'},
+	    {"patience", required_argument, NULL, 'p'},
+	    {"seed", required_argument, NULL, 's'},
+	    {"class-weights", required_argument, NULL, 'w'},
+	    {"label", required_argument, NULL, 'L'},
+	    {"min-agreement", required_argument, NULL, 'a'},
+	    {"val-frac", required_argument, NULL, 'V'},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"help", no_argument, NULL, 'h'},
+	    {},
 	};
 	struct mlb_train_opts o;
 	struct mlb_train_report rep;
@@ -140,8 +140,8 @@ static int cmd_train(int argc, char **argv)
 			o.n_hidden = comma ? 2 : 1;
 			o.hidden[0] = parse_long("--hidden", buf, 1, MLB_NN_MAX_HIDDEN);
 			if (comma)
-				o.hidden[1] = parse_long("--hidden", comma + 1, 1,
-							 MLB_NN_MAX_HIDDEN);
+				o.hidden[1] =
+				    parse_long("--hidden", comma + 1, 1, MLB_NN_MAX_HIDDEN);
 			break;
 		case 'e':
 			o.mlp.epochs = parse_long("--epochs", optarg, 1, 100000);
@@ -166,7 +166,8 @@ static int cmd_train(int argc, char **argv)
 			snprintf(buf, sizeof(buf), "%s", optarg);
 			comma = strchr(buf, ',');
 			if (!comma)
-				bad_args("--class-weights: expected W0,W1 or auto, got '%s'", optarg);
+				bad_args("--class-weights: expected W0,W1 or auto, got '%s'",
+					 optarg);
 			*comma = 0;
 			o.mlp.class_w[0] = parse_double("--class-weights", buf, 1e-6, 1e6);
 			o.mlp.class_w[1] = parse_double("--class-weights", comma + 1, 1e-6, 1e6);
@@ -248,9 +249,9 @@ static int cmd_show(int argc, char **argv)
 static int cmd_eval(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "label", required_argument, NULL, 'L' },
-		{ "help", no_argument, NULL, 'h' },
-		{},
+	    {"label", required_argument, NULL, 'L'},
+	    {"help", no_argument, NULL, 'h'},
+	    {},
 	};
 	const char *label = "label";
 	struct mlb_dataset ds = {};
@@ -305,10 +306,10 @@ out:
 static int cmd_synth(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "seed", required_argument, NULL, 's' },
-		{ "noise", required_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{},
+	    {"seed", required_argument, NULL, 's'},
+	    {"noise", required_argument, NULL, 'n'},
+	    {"help", no_argument, NULL, 'h'},
+	    {},
 	};
 	struct mlb_dataset ds = {};
 	double noise = 0.02;

@@ -78,8 +78,8 @@ void mlp_free(struct mlp *net)
 }
 
 /* z[out] = W[out][in] x[in] + b[out] */
-static void linear_forward(const double *w, const double *b, const double *x, double *z,
-			   int n_in, int n_out)
+static void linear_forward(const double *w, const double *b, const double *x, double *z, int n_in,
+			   int n_out)
 {
 	for (int j = 0; j < n_out; j++) {
 		const double *wj = w + (size_t)j * n_in;

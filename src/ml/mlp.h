@@ -12,19 +12,19 @@
 #include <stddef.h>
 #include "mlb/intf.h"
 
-#define MLP_MAX_LAYERS 3 /* linear layers: up to two hidden + the output */
-#define MLP_MAX_WIDTH 32 /* units per layer and inputs */
+#define MLP_MAX_LAYERS 3  /* linear layers: up to two hidden + the output */
+#define MLP_MAX_WIDTH  32 /* units per layer and inputs */
 
 struct mlp {
-	int n_layers;			/* linear layers, 1..MLP_MAX_LAYERS */
-	int size[MLP_MAX_LAYERS + 1];	/* size[0] inputs, size[n_layers] == 1 output */
-	size_t n_params;		/* weights + biases */
-	double *params;			/* per layer: W [out][in] row-major, then b [out] */
+	int n_layers;		      /* linear layers, 1..MLP_MAX_LAYERS */
+	int size[MLP_MAX_LAYERS + 1]; /* size[0] inputs, size[n_layers] == 1 output */
+	size_t n_params;	      /* weights + biases */
+	double *params;		      /* per layer: W [out][in] row-major, then b [out] */
 	double *w[MLP_MAX_LAYERS], *b[MLP_MAX_LAYERS]; /* views into params */
-	double *grad;			/* d loss / d params, same layout */
+	double *grad;				       /* d loss / d params, same layout */
 	double *gw[MLP_MAX_LAYERS], *gb[MLP_MAX_LAYERS];
-	double *adam_m, *adam_v;	/* Adam moments, same layout */
-	u64 adam_t;			/* Adam steps taken */
+	double *adam_m, *adam_v; /* Adam moments, same layout */
+	u64 adam_t;		 /* Adam steps taken */
 };
 
 /* Activations of one sample, kept by the forward pass for the backward pass. */
@@ -34,20 +34,20 @@ struct mlp_acts {
 };
 
 struct mlp_train_opts {
-	int epochs;		/* at most this many passes over the training set */
-	int batch;		/* mini-batch size */
-	double lr;		/* Adam learning rate */
-	double class_w[2];	/* loss weight of label 0 and label 1 samples */
-	int patience;		/* stop after this many epochs without a better validation loss */
-	u64 seed;		/* shuffling */
-	int verbose;		/* print one line per epoch to stderr */
+	int epochs;	   /* at most this many passes over the training set */
+	int batch;	   /* mini-batch size */
+	double lr;	   /* Adam learning rate */
+	double class_w[2]; /* loss weight of label 0 and label 1 samples */
+	int patience;	   /* stop after this many epochs without a better validation loss */
+	u64 seed;	   /* shuffling */
+	int verbose;	   /* print one line per epoch to stderr */
 };
 
 struct mlp_train_stats {
 	int epochs_run;
-	int best_epoch;		/* 1-based epoch whose parameters were kept */
+	int best_epoch; /* 1-based epoch whose parameters were kept */
 	double best_val_loss;
-	double train_loss;	/* mean loss of the last epoch */
+	double train_loss; /* mean loss of the last epoch */
 };
 
 /*

@@ -14,14 +14,14 @@
 #include "model.h"
 
 /* Fixed part of the file: header (32 bytes) and, at the end, the CRC32. */
-#define HDR_SIZE 32
-#define FEAT_SIZE (MLB_MODEL_NAME_LEN + 5 * 4)
+#define HDR_SIZE       32
+#define FEAT_SIZE      (MLB_MODEL_NAME_LEN + 5 * 4)
 #define LAYER_HDR_SIZE 16
-#define META_SIZE (4 * 8 + 12 * 4 + MLB_MODEL_NAME_LEN)
-#define CRC_SIZE 4
+#define META_SIZE      (4 * 8 + 12 * 4 + MLB_MODEL_NAME_LEN)
+#define CRC_SIZE       4
 
 static void set_err(char *err, size_t errsz, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 static void set_err(char *err, size_t errsz, const char *fmt, ...)
 {
 	va_list ap;
@@ -104,8 +104,8 @@ int mlb_nn_validate(const struct mlb_nn_model *nn, char *err, size_t errsz)
 		if (n->offset < n->lo || n->offset > n->hi || n->mult < 0 ||
 		    n->shift > MLB_NN_SHIFT_MAX) {
 			set_err(err, errsz,
-				"input %u: normalisation offset %d mult %d shift %u out of range", i,
-				n->offset, n->mult, n->shift);
+				"input %u: normalisation offset %d mult %d shift %u out of range",
+				i, n->offset, n->mult, n->shift);
 			return -EINVAL;
 		}
 	}
@@ -159,14 +159,15 @@ int mlb_nn_validate(const struct mlb_nn_model *nn, char *err, size_t errsz)
 				s64 w = ly->w[j][i];
 
 				if (i >= ly->n_in && w) {
-					set_err(err, errsz, "layer %u: unused weight [%u][%u] is %lld",
-						l, j, i, (long long)w);
+					set_err(err, errsz,
+						"layer %u: unused weight [%u][%u] is %lld", l, j, i,
+						(long long)w);
 					return -EINVAL;
 				}
 				if (w > MLB_NN_W_MAX || w < -MLB_NN_W_MAX) {
 					set_err(err, errsz,
-						"layer %u: weight [%u][%u] = %lld out of range", l, j,
-						i, (long long)w);
+						"layer %u: weight [%u][%u] = %lld out of range", l,
+						j, i, (long long)w);
 					return -EINVAL;
 				}
 			}
@@ -184,9 +185,9 @@ static int name_ok(const char *name)
 int mlb_model_validate(const struct mlb_model *m, char *err, size_t errsz)
 {
 	const struct mlb_model_meta *mt = &m->meta;
-	const u32 *ppm[] = { &mt->acc_ppm,   &mt->prec_ppm,  &mt->rec_ppm,   &mt->auc_ppm,
-			     &mt->q_acc_ppm, &mt->q_prec_ppm, &mt->q_rec_ppm, &mt->q_auc_ppm,
-			     &mt->agree_ppm };
+	const u32 *ppm[] = {&mt->acc_ppm,   &mt->prec_ppm,  &mt->rec_ppm,
+			    &mt->auc_ppm,   &mt->q_acc_ppm, &mt->q_prec_ppm,
+			    &mt->q_rec_ppm, &mt->q_auc_ppm, &mt->agree_ppm};
 	int ret;
 	u32 i;
 
@@ -207,8 +208,9 @@ int mlb_model_validate(const struct mlb_model *m, char *err, size_t errsz)
 			return -EINVAL;
 		}
 		if (m->nn.norm[i].lo != d->min || m->nn.norm[i].hi != d->max) {
-			set_err(err, errsz, "feature %s: range [%d, %d], the scheduler's is [%d, %d]",
-				d->name, m->nn.norm[i].lo, m->nn.norm[i].hi, d->min, d->max);
+			set_err(err, errsz,
+				"feature %s: range [%d, %d], the scheduler's is [%d, %d]", d->name,
+				m->nn.norm[i].lo, m->nn.norm[i].hi, d->min, d->max);
 			return -EINVAL;
 		}
 	}
@@ -248,7 +250,7 @@ static void put(struct wbuf *w, const void *src, size_t n)
 
 static void put_u32(struct wbuf *w, u32 v)
 {
-	u8 b[4] = { v, v >> 8, v >> 16, v >> 24 };
+	u8 b[4] = {v, v >> 8, v >> 16, v >> 24};
 
 	put(w, b, 4);
 }
@@ -374,7 +376,7 @@ int mlb_model_encode(const struct mlb_model *m, void **buf, size_t *len, char *e
 
 int mlb_model_decode(const void *buf, size_t len, struct mlb_model *out, char *err, size_t errsz)
 {
-	struct rbuf r = { .p = buf, .len = len };
+	struct rbuf r = {.p = buf, .len = len};
 	struct mlb_model *m;
 	struct mlb_nn_model *nn;
 	struct mlb_model_meta *mt;
@@ -628,10 +630,10 @@ void mlb_model_dump(FILE *f, const struct mlb_model *m)
 	for (l = 0; l < nn->n_layers; l++)
 		fprintf(f, "-%u", nn->layer[l].n_out);
 	fprintf(f, " (ReLU hidden layers, linear output; output 0 = migrate logit)\n");
-	fprintf(f, "number format: Q15.16 activations (1.0 = %d), s64 accumulators\n",
-		MLB_NN_ONE);
-	fprintf(f, "trained: %s, label '%s', %llu train + %llu validation samples, %u epochs, "
-		   "seed %llu\n",
+	fprintf(f, "number format: Q15.16 activations (1.0 = %d), s64 accumulators\n", MLB_NN_ONE);
+	fprintf(f,
+		"trained: %s, label '%s', %llu train + %llu validation samples, %u epochs, "
+		"seed %llu\n",
 		when, mt->label, (unsigned long long)mt->n_train, (unsigned long long)mt->n_val,
 		mt->epochs, (unsigned long long)mt->seed);
 	fprintf(f, "validation float:");

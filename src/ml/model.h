@@ -16,23 +16,23 @@
 #include "mlb/features.h"
 #include "mlb/nn_fixed.h"
 
-#define MLB_MODEL_MAGIC "MLBMODEL" /* 8 bytes, no NUL in the file */
-#define MLB_MODEL_VERSION 1
-#define MLB_MODEL_NAME_LEN 32 /* feature and label names, NUL-padded in the file */
+#define MLB_MODEL_MAGIC	   "MLBMODEL" /* 8 bytes, no NUL in the file */
+#define MLB_MODEL_VERSION  1
+#define MLB_MODEL_NAME_LEN 32	       /* feature and label names, NUL-padded in the file */
 #define MLB_MODEL_MAX_SIZE (64 * 1024) /* no valid file is larger */
-#define MLB_PPM 1000000u		/* metrics are stored in parts per million */
+#define MLB_PPM		   1000000u    /* metrics are stored in parts per million */
 
 /* Training metadata. Metrics are on the validation split, in parts per million. */
 struct mlb_model_meta {
-	u64 created;	/* unix time of training, seconds */
-	u64 n_train;	/* training samples */
-	u64 n_val;	/* validation samples */
-	u64 seed;	/* trainer seed */
-	u32 epochs;	/* epochs run (early stopping may stop before the limit) */
+	u64 created; /* unix time of training, seconds */
+	u64 n_train; /* training samples */
+	u64 n_val;   /* validation samples */
+	u64 seed;    /* trainer seed */
+	u32 epochs;  /* epochs run (early stopping may stop before the limit) */
 	u32 acc_ppm, prec_ppm, rec_ppm, auc_ppm;	 /* float model */
 	u32 q_acc_ppm, q_prec_ppm, q_rec_ppm, q_auc_ppm; /* quantized model */
-	u32 agree_ppm;	/* quantized vs float decisions that agree */
-	u32 max_err;	/* max |quantized - float| migrate score, Q15.16 */
+	u32 agree_ppm;			/* quantized vs float decisions that agree */
+	u32 max_err;			/* max |quantized - float| migrate score, Q15.16 */
 	char label[MLB_MODEL_NAME_LEN]; /* label column it learned */
 };
 

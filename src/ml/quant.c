@@ -8,13 +8,13 @@
 #include "quant.h"
 
 /* Hidden activations are rescaled to peak in [QUANT_ACT_LO, QUANT_ACT_HI) on training data. */
-#define QUANT_ACT_LO 64.0
-#define QUANT_ACT_HI 256.0
+#define QUANT_ACT_LO  64.0
+#define QUANT_ACT_HI  256.0
 #define QUANT_EXP_MAX 24 /* rescaling exponents stay within +-24 */
 #define NORM_MULT_MAX (1 << 30)
 
 static void set_err(char *err, size_t errsz, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 static void set_err(char *err, size_t errsz, const char *fmt, ...)
 {
 	va_list ap;
@@ -92,9 +92,8 @@ static double max_preact(const struct mlp *net, int l, const double *xf, size_t 
 	return m;
 }
 
-int mlb_quantize(struct mlp *net, const struct mlb_nn_norm *norm, u32 d, const double *xf,
-		 size_t n, struct mlb_nn_model *out, struct mlb_quant_report *rep, char *err,
-		 size_t errsz)
+int mlb_quantize(struct mlp *net, const struct mlb_nn_norm *norm, u32 d, const double *xf, size_t n,
+		 struct mlb_nn_model *out, struct mlb_quant_report *rep, char *err, size_t errsz)
 {
 	int L = net->n_layers, l;
 
@@ -160,8 +159,8 @@ int mlb_quantize(struct mlp *net, const struct mlb_nn_norm *norm, u32 d, const d
 			double b = net->b[l][j] * MLB_NN_ONE;
 
 			if (fabs(b) > MLB_NN_ACT_MAX) {
-				set_err(err, errsz, "layer %d: bias %.3g out of the Q15.16 range", l,
-					net->b[l][j]);
+				set_err(err, errsz, "layer %d: bias %.3g out of the Q15.16 range",
+					l, net->b[l][j]);
 				return -ERANGE;
 			}
 			ly->b[j] = (s32)llround(b);
@@ -172,9 +171,9 @@ int mlb_quantize(struct mlp *net, const struct mlb_nn_norm *norm, u32 d, const d
 	return 0;
 }
 
-void mlb_quant_compare(const struct mlp *net, const struct mlb_nn_model *nn, u32 d,
-		       const s32 *xi, const double *xf, size_t n, struct mlb_quant_report *rep,
-		       double *qscore, double *fscore)
+void mlb_quant_compare(const struct mlp *net, const struct mlb_nn_model *nn, u32 d, const s32 *xi,
+		       const double *xf, size_t n, struct mlb_quant_report *rep, double *qscore,
+		       double *fscore)
 {
 	struct mlb_nn_scratch s;
 	size_t agree = 0;

@@ -27,13 +27,13 @@ void mlb_norm_fit(const s32 *x, size_t n, u32 d, const s32 *lo, const s32 *hi,
 void mlb_norm_apply(const struct mlb_nn_norm *norm, u32 d, const s32 *x, double *out);
 
 struct mlb_quant_report {
-	int n_layers;			/* layers of the quantized network */
-	u32 w_frac[MLB_NN_MAX_LAYERS]; /* chosen weight fraction bits per layer */
-	int act_exp[MLB_NN_MAX_LAYERS];	/* hidden layer l was scaled by 2^act_exp[l] */
+	int n_layers;			   /* layers of the quantized network */
+	u32 w_frac[MLB_NN_MAX_LAYERS];	   /* chosen weight fraction bits per layer */
+	int act_exp[MLB_NN_MAX_LAYERS];	   /* hidden layer l was scaled by 2^act_exp[l] */
 	double max_act[MLB_NN_MAX_LAYERS]; /* max |pre-activation| on the training data */
-	size_t n;			/* compared samples */
-	double agreement;		/* fraction of the same decisions, float vs fixed */
-	double max_err;			/* max |fixed - float| logit */
+	size_t n;			   /* compared samples */
+	double agreement;		   /* fraction of the same decisions, float vs fixed */
+	double max_err;			   /* max |fixed - float| logit */
 };
 
 /*
@@ -47,17 +47,16 @@ struct mlb_quant_report {
  * Returns 0, or -ERANGE with a one-line reason in @err when a weight or bias cannot be
  * represented; @out is then unspecified.
  */
-int mlb_quantize(struct mlp *net, const struct mlb_nn_norm *norm, u32 d, const double *xf,
-		 size_t n, struct mlb_nn_model *out, struct mlb_quant_report *rep, char *err,
-		 size_t errsz);
+int mlb_quantize(struct mlp *net, const struct mlb_nn_norm *norm, u32 d, const double *xf, size_t n,
+		 struct mlb_nn_model *out, struct mlb_quant_report *rep, char *err, size_t errsz);
 
 /*
  * mlb_quant_compare - run @n rows through the float @net (inputs @xf, normalised) and the
  * fixed-point @nn (inputs @xi, raw integers, @d per row); fill rep->n, agreement and max_err,
  * and when not NULL write the fixed logits (as doubles) to @qscore and float ones to @fscore.
  */
-void mlb_quant_compare(const struct mlp *net, const struct mlb_nn_model *nn, u32 d,
-		       const s32 *xi, const double *xf, size_t n, struct mlb_quant_report *rep,
-		       double *qscore, double *fscore);
+void mlb_quant_compare(const struct mlp *net, const struct mlb_nn_model *nn, u32 d, const s32 *xi,
+		       const double *xf, size_t n, struct mlb_quant_report *rep, double *qscore,
+		       double *fscore);
 
 #endif /* __MLB_ML_QUANT_H */

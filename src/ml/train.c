@@ -10,7 +10,7 @@
 #include "train.h"
 
 static void set_err(char *err, size_t errsz, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 static void set_err(char *err, size_t errsz, const char *fmt, ...)
 {
 	va_list ap;
@@ -53,10 +53,10 @@ int mlb_train_model(const struct mlb_dataset *ds, const struct mlb_train_opts *o
 	struct mlb_nn_norm norm[MLB_NR_FEATURES];
 	s32 lo[MLB_NR_FEATURES], hi[MLB_NR_FEATURES];
 	size_t n = ds->n, nv, nt, *perm = NULL;
-	s32 *xi = NULL;		  /* [n][d] raw features, train rows then validation rows */
-	double *xf = NULL;	  /* [n][d] normalised */
+	s32 *xi = NULL;		       /* [n][d] raw features, train rows then validation rows */
+	double *xf = NULL;	       /* [n][d] normalised */
 	double *qs = NULL, *fs = NULL; /* [nv] validation scores, fixed and float */
-	u8 *y = NULL;		  /* [n] */
+	u8 *y = NULL;		       /* [n] */
 	struct mlp net = {};
 	struct mlb_rng rng;
 	struct timespec t0, t1;
@@ -69,8 +69,10 @@ int mlb_train_model(const struct mlb_dataset *ds, const struct mlb_train_opts *o
 	    o->mlp.batch < 1 || !(o->mlp.lr > 0.0) || o->mlp.patience < 1 ||
 	    !(o->min_agreement >= 0.0 && o->min_agreement <= 1.0) || !o->label ||
 	    strlen(o->label) >= MLB_MODEL_NAME_LEN) {
-		set_err(err, errsz, n < 10 ? "need at least 10 samples, have %zu" :
-					     "bad training options (%zu samples)", n);
+		set_err(err, errsz,
+			n < 10 ? "need at least 10 samples, have %zu"
+			       : "bad training options (%zu samples)",
+			n);
 		return -EINVAL;
 	}
 	nv = (size_t)llround(n * o->val_frac);
@@ -207,13 +209,15 @@ void mlb_train_report_print(FILE *f, const struct mlb_train_report *rep)
 {
 	const struct mlb_quant_report *q = &rep->quant;
 
-	fprintf(f, "samples: %zu train, %zu validation; %d epochs run, best epoch %d "
-		   "(validation loss %.5f)\n",
+	fprintf(f,
+		"samples: %zu train, %zu validation; %d epochs run, best epoch %d "
+		"(validation loss %.5f)\n",
 		rep->n_train, rep->n_val, rep->train.epochs_run, rep->train.best_epoch,
 		rep->train.best_val_loss);
 	mlb_metrics_print(f, "validation float", &rep->val_float);
 	mlb_metrics_print(f, "validation quantized", &rep->val_quant);
-	fprintf(f, "quantization: agreement=%.4f%% max_score_error=%.6f scales:", 100.0 * q->agreement,
+	fprintf(f,
+		"quantization: agreement=%.4f%% max_score_error=%.6f scales:", 100.0 * q->agreement,
 		q->max_err);
 	for (int l = 0; l < q->n_layers; l++)
 		fprintf(f, " L%d(w_frac=%u act_scale=2^%d peak=%.1f)", l, q->w_frac[l],

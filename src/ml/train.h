@@ -27,9 +27,9 @@ struct mlb_train_opts {
 struct mlb_train_report {
 	size_t n_train, n_val;
 	struct mlp_train_stats train;
-	struct mlb_metrics val_float; /* float model on the validation split */
-	struct mlb_metrics val_quant; /* quantized model on the validation split */
-	struct mlb_quant_report quant;	/* scales; agreement and max error on validation */
+	struct mlb_metrics val_float;  /* float model on the validation split */
+	struct mlb_metrics val_quant;  /* quantized model on the validation split */
+	struct mlb_quant_report quant; /* scales; agreement and max error on validation */
 	double train_seconds;
 };
 

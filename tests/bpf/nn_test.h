@@ -19,8 +19,8 @@ struct nn_test_args {
 	u32 n_in; /* run_batch: features per input (MLB_NR_FEATURES or MLB_NN_MAX_IN) */
 	s32 err;  /* out: inferences that returned an error */
 	u32 pad;
-	u64 ns;	  /* bench out: elapsed ns */
-	s64 sum;  /* bench out: sum of the scores, keeps the work observable */
+	u64 ns;	 /* bench out: elapsed ns */
+	s64 sum; /* bench out: sum of the scores, keeps the work observable */
 };
 
 #endif /* __MLB_NN_TEST_H */

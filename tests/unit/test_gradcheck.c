@@ -9,14 +9,14 @@
 #include "ml/mlp.h"
 #include "ml/rng.h"
 
-#define N 12 /* samples */
-#define EPS 1e-6
-#define TOL 1e-6 /* relative error bound ... */
+#define N    12 /* samples */
+#define EPS  1e-6
+#define TOL  1e-6 /* relative error bound ... */
 #define ATOL 1e-9 /* ... above the finite differences' own rounding error */
 
 static int check(int n_in, const int *hidden, int n_hidden, u64 seed)
 {
-	const double cw[2] = { 0.7, 1.9 };
+	const double cw[2] = {0.7, 1.9};
 	double x[N * MLP_MAX_WIDTH], *analytic, worst = 0.0;
 	u8 y[N];
 	struct mlp net;
@@ -58,7 +58,8 @@ static int check(int n_in, const int *hidden, int n_hidden, u64 seed)
 		if (rel > worst)
 			worst = rel;
 		if (fabs(num - analytic[p]) > TOL * (fabs(num) + fabs(analytic[p])) + ATOL) {
-			fprintf(stderr, "FAIL: shape %d/%d hidden, param %zu: analytic %.9g numeric %.9g\n",
+			fprintf(stderr,
+				"FAIL: shape %d/%d hidden, param %zu: analytic %.9g numeric %.9g\n",
 				n_in, n_hidden, p, analytic[p], num);
 			free(analytic);
 			mlp_free(&net);
@@ -74,7 +75,7 @@ static int check(int n_in, const int *hidden, int n_hidden, u64 seed)
 
 int main(void)
 {
-	const int h2[2] = { 7, 5 }, h1[1] = { 9 };
+	const int h2[2] = {7, 5}, h1[1] = {9};
 	int fails = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);

@@ -15,11 +15,11 @@
 
 /* File offsets (docs/model.md): header, per-feature records, then layers. */
 #define OFF_VERSION 8
-#define OFF_NIN 20
+#define OFF_NIN	    20
 #define OFF_NLAYERS 24
-#define OFF_FEAT 32
-#define FEAT_SIZE 52
-#define OFF_LAYER0 (OFF_FEAT + MLB_NR_FEATURES * FEAT_SIZE)
+#define OFF_FEAT    32
+#define FEAT_SIZE   52
+#define OFF_LAYER0  (OFF_FEAT + MLB_NR_FEATURES * FEAT_SIZE)
 
 static int fails;
 static struct mlb_model *sentinel, *out;
@@ -48,7 +48,8 @@ static void expect_refused(const char *name, const u8 *buf, size_t len, const ch
 	if (!ret || memcmp(out, sentinel, sizeof(*out)) || !*err || strchr(err, '\n') ||
 	    (what && !strstr(err, what))) {
 		fprintf(stderr, "FAIL: %s: ret %d, reason '%s' (expected '%s')%s\n", name, ret, err,
-			what ? what : "", memcmp(out, sentinel, sizeof(*out)) ? ", output changed" : "");
+			what ? what : "",
+			memcmp(out, sentinel, sizeof(*out)) ? ", output changed" : "");
 		fails++;
 		return;
 	}
@@ -57,7 +58,7 @@ static void expect_refused(const char *name, const u8 *buf, size_t len, const ch
 
 static void make_model(struct mlb_model *m)
 {
-	const u32 sizes[] = { MLB_NR_FEATURES, 16, 8, 1 };
+	const u32 sizes[] = {MLB_NR_FEATURES, 16, 8, 1};
 	struct mlb_rng r;
 
 	memset(m, 0, sizeof(*m));
@@ -70,8 +71,8 @@ static void make_model(struct mlb_model *m)
 		const struct mlb_feature_desc *d = &mlb_feature_descs[i];
 
 		snprintf(m->feature[i], MLB_MODEL_NAME_LEN, "%s", d->name);
-		m->nn.norm[i] = (struct mlb_nn_norm){ d->min, d->max, d->min + (d->max - d->min) / 2,
-						      (s32)mlb_rng_below(&r, 1 << 30), 20 };
+		m->nn.norm[i] = (struct mlb_nn_norm){d->min, d->max, d->min + (d->max - d->min) / 2,
+						     (s32)mlb_rng_below(&r, 1 << 30), 20};
 	}
 	for (int l = 0; l < 3; l++) {
 		struct mlb_nn_layer *ly = &m->nn.layer[l];
@@ -86,9 +87,14 @@ static void make_model(struct mlb_model *m)
 				ly->w[j][i] = mlb_rng_range(&r, -MLB_NN_W_MAX, MLB_NN_W_MAX);
 		}
 	}
-	m->meta = (struct mlb_model_meta){ .created = 1764720000, .n_train = 800, .n_val = 200,
-					   .seed = 7, .epochs = 12, .acc_ppm = 950000,
-					   .agree_ppm = 999000, .max_err = 12 };
+	m->meta = (struct mlb_model_meta){.created = 1764720000,
+					  .n_train = 800,
+					  .n_val = 200,
+					  .seed = 7,
+					  .epochs = 12,
+					  .acc_ppm = 950000,
+					  .agree_ppm = 999000,
+					  .max_err = 12};
 	snprintf(m->meta.label, MLB_MODEL_NAME_LEN, "label");
 }
 

@@ -20,8 +20,8 @@
 #include "../bpf/nn_test.h"
 #include "ml/nn_test.skel.h"
 
-#define NR_MODELS 10
-#define PER_MODEL 2048 /* inputs per model: 20480 in all */
+#define NR_MODELS	10
+#define PER_MODEL	2048   /* inputs per model: 20480 in all */
 #define VERIFIER_BUDGET 200000 /* of the kernel's 1,000,000 per program */
 
 static s32 rand_s32(struct mlb_rng *r, s64 lo, s64 hi)
@@ -102,7 +102,7 @@ static void random_input(struct mlb_rng *r, const struct mlb_nn_model *m, s32 *x
 			x[i] = mlb_rng_below(r, 2) ? INT_MIN : INT_MAX;
 			break;
 		default: /* within the feature's range */
-in_range:
+		in_range:
 			x[i] = i < m->n_in ? rand_s32(r, n->lo, n->hi) : 0;
 		}
 	}
@@ -110,7 +110,7 @@ in_range:
 
 static int run(struct nn_test *skel, u32 n, u32 n_in, s32 *err)
 {
-	struct nn_test_args args = { .n = n, .n_in = n_in };
+	struct nn_test_args args = {.n = n, .n_in = n_in};
 	/* syscall programs take no ctx_out: the kernel copies the context back into ctx_in */
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &args, .ctx_size_in = sizeof(args));
 	int ret;
@@ -159,7 +159,7 @@ int main(void)
 	 * verifier's 1M-instruction budget to the rest.
 	 */
 	{
-		struct bpf_program *progs[] = { skel->progs.run_batch, skel->progs.bench };
+		struct bpf_program *progs[] = {skel->progs.run_batch, skel->progs.bench};
 
 		for (int p = 0; p < 2; p++) {
 			struct bpf_prog_info info = {};
@@ -215,7 +215,8 @@ int main(void)
 				narrow_sat += !(k % 2) && sat;
 				if (u != b && mismatches++ < 10)
 					fprintf(stderr,
-						"mismatch: model %d input %d output %u: user %d bpf %d\n",
+						"mismatch: model %d input %d output %u: user %d "
+						"bpf %d\n",
 						k, t, o, u, b);
 			}
 		}
@@ -228,8 +229,8 @@ int main(void)
 	skel->bss->model.n_in = MLB_NN_MAX_IN;
 	if (run(skel, 16, MLB_NR_FEATURES, &err))
 		goto fail;
-	if (err != 16 || !mlb_nn_forward(&skel->bss->model, skel->bss->inputs[0].v,
-					 MLB_NR_FEATURES, &s)) {
+	if (err != 16 ||
+	    !mlb_nn_forward(&skel->bss->model, skel->bss->inputs[0].v, MLB_NR_FEATURES, &s)) {
 		fprintf(stderr, "FAIL: an input-count mismatch was not refused (bpf errors %d)\n",
 			err);
 		goto fail;

@@ -16,19 +16,19 @@
 #include "mlb/features.h"
 #include "ml/train.h"
 
-#define NT 20000
-#define NH 5000
+#define NT	20000
+#define NH	5000
 #define MAX_ERR 0.01
 
 int main(void)
 {
 	const u32 d = MLB_NR_FEATURES;
-	const int hidden[2] = { 16, 8 };
+	const int hidden[2] = {16, 8};
 	struct mlb_dataset train = {}, held = {};
 	struct mlb_nn_norm norm[MLB_NR_FEATURES];
 	s32 lo[MLB_NR_FEATURES], hi[MLB_NR_FEATURES];
-	struct mlp_train_opts o = { .epochs = 15, .batch = 64, .lr = 3e-3,
-				    .class_w = { 1.0, 1.0 }, .patience = 5, .seed = 9 };
+	struct mlp_train_opts o = {
+	    .epochs = 15, .batch = 64, .lr = 3e-3, .class_w = {1.0, 1.0}, .patience = 5, .seed = 9};
 	struct mlp_train_stats st;
 	struct mlb_quant_report rep;
 	struct mlb_metrics mf, mq;

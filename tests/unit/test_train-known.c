@@ -26,8 +26,12 @@ static double accuracy(struct mlp *net, const double *x, const u8 *y, size_t n)
 static struct mlp_train_opts opts(int epochs, u64 seed)
 {
 	struct mlp_train_opts o = {
-		.epochs = epochs, .batch = 32, .lr = 5e-3, .class_w = { 1.0, 1.0 },
-		.patience = 10, .seed = seed,
+	    .epochs = epochs,
+	    .batch = 32,
+	    .lr = 5e-3,
+	    .class_w = {1.0, 1.0},
+	    .patience = 10,
+	    .seed = seed,
 	};
 	return o;
 }
@@ -37,7 +41,7 @@ static int xor_test(void)
 	enum { NT = 2000, NV = 1000 };
 	static double x[(NT + NV) * 2];
 	static u8 y[NT + NV];
-	const int hidden[1] = { 16 };
+	const int hidden[1] = {16};
 	struct mlp_train_opts o = opts(150, 11);
 
 	o.patience = 25;
@@ -73,7 +77,7 @@ static int linear_test(void)
 	enum { D = 10, NT = 8000, NV = 2000 };
 	static double x[(NT + NV) * D];
 	static u8 y[NT + NV], clean[NT + NV];
-	const int hidden[2] = { 8, 4 };
+	const int hidden[2] = {8, 4};
 	struct mlp_train_opts o = opts(40, 12);
 	struct mlp_train_stats st;
 	struct mlp net, again;
