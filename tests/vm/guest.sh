@@ -95,6 +95,7 @@ mkdir -p "$out/.mlb"
 	printf ' %q' "$@"
 	echo
 } >"$out/.mlb/job.sh"
+echo "$timeout" >"$out/.mlb/timeout"
 
 qpid="" tpid=""
 cleanup() {

@@ -51,6 +51,7 @@ nr_migr() { # sum of se.nr_migrations of the spinners
 	done
 	echo $s
 }
+note "spinners: ${pids[*]} (this shell: $$)"
 sleep 4
 sp=$(spread)
 note "pinned to CPUs 0-1 for 4 s: per-domain spinners [$sp]"
