@@ -5,6 +5,7 @@
  * when the kernel asks for a restart (CPU hotplug).
  */
 #include <argp.h>
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -57,13 +58,13 @@ static struct env {
 
 static volatile sig_atomic_t exiting;
 
-const char *argp_program_version = "scx_mlb " MLB_VERSION;
+static const char mlb_version[] = "scx_mlb " MLB_VERSION;
 static const char doc[] =
 	"scx_mlb: a sched_ext scheduler with a learned load balancer.\n"
 	"\n"
 	"One domain per last-level cache in each NUMA node; weighted fair queues per domain;\n"
-	"load balancing in the kernel through one migration-decision seam.\n"
-	"\n"
+	"load balancing in the kernel through one migration-decision seam."
+	"\v"
 	"EXAMPLES:\n"
 	"  scx_mlb                      # run with defaults, a stats line every second\n"
 	"  scx_mlb -s 5000 -i 50        # 5 ms slices, balance every 50 ms\n"
@@ -89,9 +90,13 @@ static const struct argp_option opts[] = {
 	  "Ping-pong guard: no move for a task with N domain migrations per second (1-1000, "
 	  "default 8)" },
 	{ "sysfs", OPT_SYSFS, "DIR", OPTION_HIDDEN, "Read the topology from DIR (tests)" },
-	{ "verbose", 'v', NULL, 0, "Print libbpf's debug messages" },
+	{ "verbose", 'v', NULL, 0, "Print libbpf's debug messages and verifier statistics" },
+	{ "version", 'V', NULL, 0, "Print the version and exit" },
+	{ "help", 'h', NULL, 0, "Show this help and exit" },
 	{},
 };
+
+static const struct argp argp;
 
 /* Parse @arg as a whole decimal number in [@lo, @hi] for option @name, or exit 2. */
 static u64 parse_num(const char *name, const char *arg, u64 lo, u64 hi)
@@ -101,7 +106,7 @@ static u64 parse_num(const char *name, const char *arg, u64 lo, u64 hi)
 
 	errno = 0;
 	v = strtoull(arg, &end, 10);
-	if (!*arg || *end || errno || arg[0] == '-' || v < lo || v > hi) {
+	if (!isdigit((unsigned char)arg[0]) || *end || errno || v < lo || v > hi) {
 		fprintf(stderr, "scx_mlb: invalid %s '%s': expected an integer from %llu to %llu\n",
 			name, arg, (unsigned long long)lo, (unsigned long long)hi);
 		exit(MLB_EXIT_USAGE);
@@ -111,7 +116,6 @@ static u64 parse_num(const char *name, const char *arg, u64 lo, u64 hi)
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
-	(void)state;
 	switch (key) {
 	case 's':
 		env.slice_us = parse_num("--slice-us", arg, 100, 1000000);
@@ -146,14 +150,26 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case 'v':
 		env.verbose = true;
 		break;
+	case 'V':
+		printf("%s\n", mlb_version);
+		exit(MLB_EXIT_OK);
+	case 'h':
+		argp_help(&argp, stdout, ARGP_HELP_STD_HELP, "scx_mlb");
+		exit(MLB_EXIT_OK);
 	case ARGP_KEY_ARG:
 		fprintf(stderr, "scx_mlb: unexpected argument '%s'\n", arg);
+		exit(MLB_EXIT_USAGE);
+	case ARGP_KEY_ERROR: /* argp's own errors, silenced by ARGP_NO_ERRS: one line */
+		fprintf(stderr, "scx_mlb: unknown option or missing value in '%s' (see --help)\n",
+			state->argv[state->next > 1 ? state->next - 1 : 0]);
 		exit(MLB_EXIT_USAGE);
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
 }
+
+static const struct argp argp = { .options = opts, .parser = parse_arg, .doc = doc };
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
 {
@@ -353,12 +369,12 @@ cleanup:
 
 int main(int argc, char **argv)
 {
-	static const struct argp argp = { .options = opts, .parser = parse_arg, .doc = doc };
 	bool restart;
 	int err;
 
 	argp_err_exit_status = MLB_EXIT_USAGE;
-	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
+	/* argp's own errors take two lines: parse_arg() reports them in one instead. */
+	if (argp_parse(&argp, argc, argv, ARGP_NO_ERRS | ARGP_NO_HELP, NULL, NULL))
 		return MLB_EXIT_USAGE;
 	libbpf_set_print(libbpf_print);
 	setvbuf(stdout, NULL, _IOLBF, 0);

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# unit/bad-args: every scx_mlb option given a malformed or out-of-range value (and unknown
+# options, stray arguments) gets exactly one line on stderr, nothing on stdout, exit 2.
+# Runs on the host: arguments are checked before anything touches the kernel.
+set -u
+cd "$(dirname "$0")/../.."
+bin=build/scx_mlb
+[ -x "$bin" ] || { echo "not built: $bin"; exit 1; }
+fails=0 n=0
+check() { # ARGS... : must be refused with one line and exit 2
+	local out err rc
+	out=$("$bin" "$@" 2>/tmp/bad-args.$$)
+	rc=$?
+	err=$(cat /tmp/bad-args.$$)
+	n=$((n + 1))
+	if [ $rc -ne 2 ] || [ -n "$out" ] || [ "$(printf '%s\n' "$err" | wc -l)" -ne 1 ] || [ -z "$err" ]; then
+		echo "FAIL: scx_mlb $* -> exit $rc, stdout '$out', stderr '$err'"
+		fails=$((fails + 1))
+	fi
+}
+for opt in --slice-us --interval-ms --imbal-pct --numa-imbal-pct --stats --half-life-ms \
+	--migr-cost-us --max-recent-migr; do
+	for v in "" abc -1 12x 0x10 " 5" 99999999999999999999999 1.5; do
+		check "$opt=$v"
+	done
+done
+check -s 99       # below the minimum slice
+check -s 1000001  # above the maximum
+check -i 0
+check -i 10001
+check -I 0
+check -N 1001
+check -S 3601
+check --max-recent-migr 0
+check --half-life-ms 60001
+check --migr-cost-us 1000001
+check --no-such-option
+check -Z
+check stray-argument
+check -s # missing value
+# A valid set of options must get past the parser (it then stops at the kernel check, exit 3
+# on a host without sched_ext, or runs): never exit 2.
+timeout 5 "$bin" -s 5000 -i 50 -I 5 -N 30 -S 0 --half-life-ms 100 --migr-cost-us 0 \
+	--max-recent-migr 4 -p >/dev/null 2>&1
+rc=$?
+n=$((n + 1))
+[ $rc -ne 2 ] || { echo "FAIL: valid options refused"; fails=$((fails + 1)); }
+# --help and --version answer on stdout and exit 0.
+n=$((n + 1))
+"$bin" --help | grep -q '^EXAMPLES:' && "$bin" -h | grep -q -- '--slice-us' ||
+	{ echo "FAIL: --help"; fails=$((fails + 1)); }
+n=$((n + 1))
+[ "$("$bin" --version)" = "$("$bin" -V)" ] && "$bin" --version | grep -q '^scx_mlb [0-9]' ||
+	{ echo "FAIL: --version"; fails=$((fails + 1)); }
+rm -f /tmp/bad-args.$$
+echo "bad-args: $n cases, $fails failed"
+[ $fails -eq 0 ]
