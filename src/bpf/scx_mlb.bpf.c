@@ -1046,12 +1046,14 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(mlb_init)
 	return bpf_timer_start(&bt->timer, balance_interval_ns, 0);
 }
 
+/* Copy the exit information for user space; kind last, since user space polls it. */
 void BPF_STRUCT_OPS(mlb_exit, struct scx_exit_info *ei)
 {
-	exit_info.kind = ei->kind;
 	exit_info.exit_code = ei->exit_code;
 	bpf_probe_read_kernel_str(exit_info.reason, sizeof(exit_info.reason), ei->reason);
 	bpf_probe_read_kernel_str(exit_info.msg, sizeof(exit_info.msg), ei->msg);
+	asm volatile("" ::: "memory"); /* keep the order; x86 does not reorder stores */
+	exit_info.kind = ei->kind;
 }
 
 SEC(".struct_ops.link")
