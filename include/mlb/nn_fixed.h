@@ -122,7 +122,7 @@ struct mlb_nn_scratch {
 	s64 act[2][MLB_NN_WIDTH];
 	/* Q15.16; out[0] is the migrate score (a logit), out[1..n_out) further outputs. The
 	 * buffer is a full row (not MLB_NN_MAX_OUT) so that every layer writes to room of the
-	 * same size, which lets the verifier check mlb_nn_unit() once. */
+	 * same size, which lets the verifier check mlb_nn_units() once. */
 	s64 out[MLB_NN_WIDTH];
 };
 
@@ -188,56 +188,62 @@ struct mlb_nn_layer_ctx {
 	const s64 *in; /* defined up to round_up(l->n_in, MLB_NN_CHUNK) */
 	s64 *out;      /* room for MLB_NN_WIDTH values */
 	u32 n_chunks;  /* round_up(l->n_in, MLB_NN_CHUNK) / MLB_NN_CHUNK, <= MLB_NN_WIDTH / 8 */
-	u32 n_out;     /* l->n_out */
 };
 
-/*
- * mlb_nn_unit - output @j (< MLB_NN_WIDTH) of layer @l: out[j] = act(b[j] + w[j] . in) for
- * j < @n_out, 0 past it; @n_chunks chunks of @in are read, @f is l->w_frac.
- */
-static __always_inline void mlb_nn_unit(const struct mlb_nn_layer *l, const s64 *x, s64 *out, u32 j,
-					u32 n_chunks, u32 n_out, u32 f)
+/* mlb_nn_act - the activation of accumulator @acc (Q.(16+f)): round to Q15.16, saturate, ReLU. */
+static __always_inline s64 mlb_nn_act(s64 acc, u32 f, u32 relu)
 {
-	const s64 *w;
-	s64 acc;
-	s32 y;
-	u32 k;
+	s32 y = mlb_nn_sat(mlb_nn_rshift_round(acc, f));
 
-	if (j >= n_out) {
-		out[j] = 0;
-		return;
-	}
-	w = l->w[j];
+	if (relu && y < 0)
+		y = 0;
+	return y;
+}
+
+/*
+ * mlb_nn_pair - outputs @j and @j + 1 (@j even, < MLB_NN_WIDTH) of layer @l:
+ * out[j] = act(b[j] + w[j] . in), reading @n_chunks chunks of @x; @f is l->w_frac.
+ *
+ * Units past l->n_out are computed too: their weights and bias are zero in a valid model, so
+ * they come out 0, which is the padding the next layer's chunks need (and no branch on n_out
+ * leaves the verifier fewer paths). The two units share the loads of @x.
+ */
+static __always_inline void mlb_nn_pair(const struct mlb_nn_layer *l, const s64 *x, s64 *out, u32 j,
+					u32 n_chunks, u32 f, u32 relu)
+{
+	const s64 *w0 = l->w[j], *w1 = l->w[j + 1];
 	/* b * 2^f by multiplication: a left shift of a negative value is undefined in C */
-	acc = (s64)l->b[j] * ((s64)1 << f);
-	for (k = 0; k < MLB_NN_WIDTH / MLB_NN_CHUNK; k++) {
-		const s64 *wc = w + k * MLB_NN_CHUNK, *xc = x + k * MLB_NN_CHUNK;
+	s64 acc0 = (s64)l->b[j] * ((s64)1 << f), acc1 = (s64)l->b[j + 1] * ((s64)1 << f);
+	u32 k, i;
 
+	for (k = 0; k < MLB_NN_WIDTH / MLB_NN_CHUNK; k++) {
 		if (k >= n_chunks)
 			break;
-		/* MLB_NN_CHUNK == 8 products, written out so both compilers unroll them. */
-		acc += wc[0] * xc[0] + wc[1] * xc[1] + wc[2] * xc[2] + wc[3] * xc[3] +
-		       wc[4] * xc[4] + wc[5] * xc[5] + wc[6] * xc[6] + wc[7] * xc[7];
+		/* constant trip count: both compilers unroll the MLB_NN_CHUNK products */
+		for (i = 0; i < MLB_NN_CHUNK; i++) {
+			s64 xi = x[k * MLB_NN_CHUNK + i];
+
+			acc0 += w0[k * MLB_NN_CHUNK + i] * xi;
+			acc1 += w1[k * MLB_NN_CHUNK + i] * xi;
+		}
 	}
-	y = mlb_nn_sat(mlb_nn_rshift_round(acc, f));
-	if (l->relu && y < 0)
-		y = 0;
-	out[j] = y;
+	out[j] = mlb_nn_act(acc0, f, relu);
+	out[j + 1] = mlb_nn_act(acc1, f, relu);
 }
-MLB_ASSERT(MLB_NN_CHUNK == 8, "mlb_nn_unit() writes out 8 products");
 
 /*
- * Units computed per mlb_nn_units() call: amortises the call over several units. 8 would be
- * faster still but takes the verifier past its 1M-instruction budget (it walks every unit of
- * a group separately).
+ * Units computed per mlb_nn_units() call: amortises the call over several units. 8 was
+ * faster still but took the verifier past its 1M-instruction budget (it walks every unit of a
+ * group separately).
  */
 #define MLB_NN_GROUP 4
-MLB_ASSERT(MLB_NN_WIDTH % MLB_NN_GROUP == 0 && MLB_NN_CHUNK % MLB_NN_GROUP == 0,
+MLB_ASSERT(MLB_NN_WIDTH % MLB_NN_GROUP == 0 && MLB_NN_CHUNK % MLB_NN_GROUP == 0 &&
+	       MLB_NN_GROUP % 2 == 0,
 	   "groups tile rows and chunks");
 
 /*
  * mlb_nn_units - units MLB_NN_GROUP * @g ... MLB_NN_GROUP * @g + MLB_NN_GROUP - 1 of the layer
- * of @data (a struct mlb_nn_layer_ctx), see mlb_nn_unit().
+ * of @data (a struct mlb_nn_layer_ctx), see mlb_nn_pair().
  * Returns 0 (bpf_loop(): go on), or 1 when the group is out of bounds (stop, nothing done).
  *
  * This is the whole arithmetic of a layer. In BPF, bpf_loop() iterates it over the groups, so
@@ -249,17 +255,17 @@ static long mlb_nn_units(u32 g, void *data)
 	const struct mlb_nn_layer_ctx *c = data;
 	/*
 	 * Read the context once: in registers, what the verifier learns about n_chunks in the
-	 * first unit holds for the others, so it walks 4 paths per group, not 4^4.
+	 * first pair holds for the others, so it walks 4 paths per group, not 4^2.
 	 */
 	const struct mlb_nn_layer *l = c->l;
 	const s64 *in = c->in;
 	s64 *out = c->out;
-	u32 n_chunks = c->n_chunks, n_out = c->n_out, f = l->w_frac & 63, u;
+	u32 n_chunks = c->n_chunks, f = l->w_frac & 63, relu = l->relu, u;
 
 	if (g >= MLB_NN_WIDTH / MLB_NN_GROUP)
 		return 1;
-	for (u = 0; u < MLB_NN_GROUP; u++)
-		mlb_nn_unit(l, in, out, g * MLB_NN_GROUP + u, n_chunks, n_out, f);
+	for (u = 0; u < MLB_NN_GROUP; u += 2)
+		mlb_nn_pair(l, in, out, g * MLB_NN_GROUP + u, n_chunks, f, relu);
 	return 0;
 }
 
@@ -280,7 +286,6 @@ static __always_inline int mlb_nn_layer_forward(const struct mlb_nn_layer *l, co
 	if (n_in < 1 || n_in > MLB_NN_WIDTH || n_out < 1 || n_out > max_out)
 		return -1;
 	c.n_chunks = (n_in + MLB_NN_CHUNK - 1) / MLB_NN_CHUNK;
-	c.n_out = n_out;
 	round = pad ? MLB_NN_CHUNK : MLB_NN_GROUP;
 	n_groups = (n_out + round - 1) / round * (round / MLB_NN_GROUP);
 #ifdef __bpf__
