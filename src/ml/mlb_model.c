@@ -71,6 +71,16 @@ static void __attribute__((noreturn, format(printf, 1, 2))) bad_args(const char 
 	exit(EXIT_USAGE);
 }
 
+/* bad_opt - the one-line error for the option getopt_long() just refused, exit 2. */
+static void __attribute__((noreturn)) bad_opt(const char *cmd, const char *optstring, char **argv)
+{
+	if (optopt && strchr(optstring, optopt))
+		bad_args("%s: option '-%c' needs a value", cmd, optopt);
+	if (optopt)
+		bad_args("%s: unknown option '-%c'", cmd, optopt);
+	bad_args("%s: unknown or incomplete option '%s'", cmd, argv[optind - 1]);
+}
+
 static long parse_long(const char *opt, const char *s, long lo, long hi)
 {
 	char *end;
@@ -191,7 +201,7 @@ static int cmd_train(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			bad_args("train: unknown option");
+			bad_opt("train", "o:H:e:l:b:p:s:w:L:a:V:", argv);
 		}
 	}
 	if (!output)
@@ -270,7 +280,7 @@ static int cmd_eval(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			bad_args("eval: unknown option");
+			bad_opt("eval", "L:", argv);
 		}
 	}
 	if (argc - optind != 2)
@@ -286,18 +296,16 @@ static int cmd_eval(int argc, char **argv)
 		goto out;
 	}
 	score = malloc(sizeof(*score) * (ds.n ? ds.n : 1));
-	if (!score)
-		goto out;
-	for (size_t k = 0; k < ds.n; k++)
+	for (size_t k = 0; score && k < ds.n; k++)
 		score[k] = mlb_model_score(m, ds.x + k * MLB_NR_FEATURES) / (double)MLB_NN_ONE;
-	if (!mlb_metrics_compute(score, ds.y, ds.n, &met)) {
+	if (score && !mlb_metrics_compute(score, ds.y, ds.n, &met)) {
 		mlb_metrics_print(stdout, "quantized model", &met);
 		ret = 0;
+	} else {
+		fprintf(stderr, "mlb-model: out of memory\n");
 	}
 	free(score);
 out:
-	if (ret)
-		fprintf(stderr, "mlb-model: eval failed\n");
 	mlb_dataset_free(&ds);
 	free(m);
 	return ret;
@@ -330,7 +338,7 @@ static int cmd_synth(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			bad_args("synth: unknown option");
+			bad_opt("synth", "s:n:", argv);
 		}
 	}
 	if (argc - optind != 2)
@@ -349,6 +357,7 @@ static int cmd_synth(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	opterr = 0; /* getopt's own messages would make two lines: bad_opt() says it once */
 	if (argc < 2)
 		bad_args("no command");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {

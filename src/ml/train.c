@@ -44,6 +44,17 @@ static u32 ppm(double v)
 	return (u32)llround(fmin(fmax(v, 0.0), 1.0) * MLB_PPM);
 }
 
+int mlb_train_gate(double agreement, double min_agreement, char *err, size_t errsz)
+{
+	if (agreement >= min_agreement)
+		return 0;
+	set_err(err, errsz,
+		"quantized model agrees with the float one on %.3f%% of validation decisions, "
+		"below the %.3f%% threshold: not written",
+		100.0 * agreement, 100.0 * min_agreement);
+	return -ERANGE;
+}
+
 int mlb_train_model(const struct mlb_dataset *ds, const struct mlb_train_opts *o,
 		    struct mlb_model *out, struct mlb_train_report *rep, char *err, size_t errsz)
 {
@@ -161,14 +172,9 @@ int mlb_train_model(const struct mlb_dataset *ds, const struct mlb_train_opts *o
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	rep->train_seconds = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
-	if (rep->quant.agreement < o->min_agreement) {
-		set_err(err, errsz,
-			"quantized model agrees with the float one on %.3f%% of validation "
-			"decisions, below the %.3f%% threshold",
-			100.0 * rep->quant.agreement, 100.0 * o->min_agreement);
-		ret = -ERANGE;
+	ret = mlb_train_gate(rep->quant.agreement, o->min_agreement, err, errsz);
+	if (ret)
 		goto out;
-	}
 
 	memset(out, 0, sizeof(*out));
 	out->nn = *nn;

@@ -46,6 +46,12 @@ void mlb_train_defaults(struct mlb_train_opts *o);
 int mlb_train_model(const struct mlb_dataset *ds, const struct mlb_train_opts *o,
 		    struct mlb_model *out, struct mlb_train_report *rep, char *err, size_t errsz);
 
+/*
+ * mlb_train_gate - the agreement gate: 0 when @agreement >= @min_agreement (both in [0, 1]),
+ * else -ERANGE with a one-line reason in @err.
+ */
+int mlb_train_gate(double agreement, double min_agreement, char *err, size_t errsz);
+
 /* mlb_train_report_print - the validation metrics, float and quantized, and the scales. */
 void mlb_train_report_print(FILE *f, const struct mlb_train_report *rep);
 

@@ -9,6 +9,7 @@
  * The power-of-two rescaling done by the quantizer must not change the float function, and
  * the whole pipeline (mlb_train_model) must pass its own gate and record what it measured.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,6 +103,15 @@ int main(void)
 	}
 	if (drift > 1e-9) {
 		fprintf(stderr, "FAIL: rescaling changed the float network (%.3g)\n", drift);
+		fail = 1;
+	}
+
+	/* the gate refuses below the threshold, with a reason */
+	err[0] = 0;
+	if (mlb_train_gate(0.994, MLB_TRAIN_MIN_AGREEMENT, err, sizeof(err)) != -ERANGE ||
+	    !strstr(err, "threshold") || mlb_train_gate(0.995, 0.995, err, sizeof(err)) ||
+	    mlb_train_gate(1.0, 0.995, err, sizeof(err))) {
+		fprintf(stderr, "FAIL: agreement gate\n");
 		fail = 1;
 	}
 

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# unit/mlb-model-cli: the mlb-model tool end to end: synth -> train -> show -> eval, the exit
+# codes (0 ok, 1 failure, 2 bad arguments) and one-line errors.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+tool=build/mlb-model
+[ -x "$tool" ] || make --no-print-directory "$tool" >/dev/null || exit 1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+# expect CODE CMD...: run CMD, check its exit status; bad arguments must give one stderr line
+expect() {
+	local want=$1 rc=0
+	shift
+	"$@" >"$work/out" 2>"$work/err" || rc=$?
+	[ $rc -eq "$want" ] || fail "'$*' exited $rc, expected $want: $(cat "$work/err")"
+	if [ "$want" -ne 0 ]; then
+		[ "$(wc -l <"$work/err")" -eq 1 ] || fail "'$*' printed $(wc -l <"$work/err") error lines"
+	fi
+}
+
+expect 0 "$tool" --help
+grep -q "Examples:" "$work/out" || fail "--help has no examples"
+expect 2 "$tool"
+expect 2 "$tool" frobnicate
+expect 2 "$tool" train "$work/none.csv"
+expect 2 "$tool" train -o "$work/m.mlb" -e zero "$work/none.csv"
+expect 2 "$tool" train -o "$work/m.mlb" -H 40 "$work/none.csv"
+expect 2 "$tool" train -o "$work/m.mlb" -w 1 "$work/none.csv"
+expect 2 "$tool" train -o "$work/m.mlb" --min-agreement 101 "$work/none.csv"
+expect 2 "$tool" show
+expect 2 "$tool" eval "$work/m.mlb"
+expect 2 "$tool" synth -1 "$work/d.csv"
+expect 1 "$tool" train -o "$work/m.mlb" "$work/none.csv"
+expect 1 "$tool" show "$work/none.mlb"
+
+expect 0 "$tool" synth --seed 3 4000 "$work/d.csv"
+[ "$(wc -l <"$work/d.csv")" -eq 4001 ] || fail "synth wrote $(wc -l <"$work/d.csv") lines"
+expect 0 "$tool" train -H 8,4 -e 15 -w auto -s 2 -o "$work/m.mlb" "$work/d.csv"
+grep -q "^validation quantized: .*auc=" "$work/out" || fail "no quantized validation metrics"
+grep -q "confusion: tp=" "$work/out" || fail "no confusion matrix"
+grep -q "agreement=" "$work/out" || fail "no agreement report"
+acc=$(sed -n 's/^validation quantized: .*accuracy=\([0-9.]*\).*/\1/p' "$work/out")
+awk -v a="$acc" 'BEGIN { exit !(a >= 0.85) }' || fail "validation accuracy $acc < 0.85"
+expect 0 "$tool" show "$work/m.mlb"
+grep -q "^shape: 25-8-4-1" "$work/out" || fail "show: wrong shape line"
+grep -q "task_weight" "$work/out" || fail "show: no feature table"
+expect 0 "$tool" eval "$work/m.mlb" "$work/d.csv"
+grep -q "^quantized model: n=4000 accuracy=" "$work/out" || fail "eval: no metrics"
+
+# same seed, same model bytes (apart from the creation time, which the tool does not fake:
+# compare the dumps without their 'trained:' line)
+expect 0 "$tool" train -H 8,4 -e 15 -w auto -s 2 -o "$work/m2.mlb" "$work/d.csv"
+diff <("$tool" show "$work/m.mlb" | grep -v '^trained:') \
+	<("$tool" show "$work/m2.mlb" | grep -v '^trained:') >/dev/null ||
+	fail "training is not deterministic"
+
+# other columns, another label column, any column order
+awk -F, 'BEGIN { OFS = "," } { t = $1; $1 = $NF; $NF = t; print $0, (NR == 1 ? "decider" : 0) }' \
+	"$work/d.csv" | sed '1s/^label,/outcome,/' >"$work/d2.csv"
+expect 0 "$tool" eval --label outcome "$work/m.mlb" "$work/d2.csv"
+expect 1 "$tool" eval "$work/m.mlb" "$work/d2.csv" # no 'label' column any more
+
+# a bad CSV is refused with the line number
+sed '3s/^\([0-9]*\),100,/\1,abc,/' "$work/d.csv" >"$work/bad.csv"
+expect 1 "$tool" eval "$work/m.mlb" "$work/bad.csv"
+grep -q ":3: task_weight='abc'" "$work/err" || fail "bad CSV error: $(cat "$work/err")"
+
+# a corrupt model is refused and a refused training writes nothing
+printf 'X' | dd of="$work/m.mlb" bs=1 seek=100 conv=notrunc status=none
+expect 1 "$tool" show "$work/m.mlb"
+grep -q "checksum" "$work/err" || fail "corrupt model error: $(cat "$work/err")"
+echo "mlb-model CLI: all checks passed"
