@@ -171,7 +171,7 @@ static __always_inline s32 mlb_nn_sat(s64 v)
 
 /*
  * mlb_nn_normalise - feature value @v of input @n in Q15.16 (clamp, offset, scale, saturate).
- * Defined for any @v and any @n contents; exact for models that pass mlb_nn_validate().
+ * Any @v is fine; @n must pass mlb_nn_validate() (its bounds keep every step below 2^58).
  */
 static __always_inline s32 mlb_nn_normalise(const struct mlb_nn_norm *n, s32 v)
 {
@@ -299,8 +299,9 @@ static __always_inline int mlb_nn_layer_forward(const struct mlb_nn_layer *l, co
 
 /*
  * mlb_nn_forward - run the network @m on @nr_x feature values @x.
- * @m: a model that passed mlb_nn_validate() (any contents are memory-safe: every index is
- *     bounded by the compile-time maxima, but the result is only meaningful for valid models).
+ * @m: a model that passed mlb_nn_validate(). For any other contents every memory access
+ *     still stays in bounds (indices are bounded by the compile-time maxima), but the
+ *     arithmetic is only overflow-free, and the result meaningful, for valid models.
  * @x: @nr_x values, feature order of the model; @nr_x must equal m->n_in and be a
  *     compile-time constant <= MLB_NN_MAX_IN at BPF call sites (the verifier bounds reads of
  *     @x by it).
