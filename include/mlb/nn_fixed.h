@@ -201,49 +201,53 @@ static __always_inline s64 mlb_nn_act(s64 acc, u32 f, u32 relu)
 }
 
 /*
- * mlb_nn_pair - outputs @j and @j + 1 (@j even, < MLB_NN_WIDTH) of layer @l:
- * out[j] = act(b[j] + w[j] . in), reading @n_chunks chunks of @x; @f is l->w_frac.
+ * mlb_nn_quad - outputs @j .. @j + 3 (@j a multiple of 4, < MLB_NN_WIDTH) of layer @l:
+ * out[u] = act(b[u] + w[u] . in), reading @n_chunks chunks of @x; @f is l->w_frac.
  *
  * Units past l->n_out are computed too: their weights and bias are zero in a valid model, so
  * they come out 0, which is the padding the next layer's chunks need (and no branch on n_out
- * leaves the verifier fewer paths). The two units share the loads of @x.
+ * leaves the verifier fewer paths). The four units share the loads of @x: about 3.25 BPF
+ * instructions per product instead of 4 (measured: 25-16-8-1 in ~460 ns instead of ~500).
  */
-static __always_inline void mlb_nn_pair(const struct mlb_nn_layer *l, const s64 *x, s64 *out, u32 j,
+static __always_inline void mlb_nn_quad(const struct mlb_nn_layer *l, const s64 *x, s64 *out, u32 j,
 					u32 n_chunks, u32 f, u32 relu)
 {
-	const s64 *w0 = l->w[j], *w1 = l->w[j + 1];
-	/* b * 2^f by multiplication: a left shift of a negative value is undefined in C */
-	s64 acc0 = (s64)l->b[j] * ((s64)1 << f), acc1 = (s64)l->b[j + 1] * ((s64)1 << f);
+	const s64 *w = l->w[j];
+	s64 a0 = (s64)l->b[j] * ((s64)1 << f), a1 = (s64)l->b[j + 1] * ((s64)1 << f);
+	s64 a2 = (s64)l->b[j + 2] * ((s64)1 << f), a3 = (s64)l->b[j + 3] * ((s64)1 << f);
 	u32 k, i;
 
 	for (k = 0; k < MLB_NN_WIDTH / MLB_NN_CHUNK; k++) {
 		if (k >= n_chunks)
 			break;
-		/* constant trip count: both compilers unroll the MLB_NN_CHUNK products */
 		for (i = 0; i < MLB_NN_CHUNK; i++) {
 			s64 xi = x[k * MLB_NN_CHUNK + i];
+			u32 c = k * MLB_NN_CHUNK + i;
 
-			acc0 += w0[k * MLB_NN_CHUNK + i] * xi;
-			acc1 += w1[k * MLB_NN_CHUNK + i] * xi;
+			a0 += w[c] * xi;
+			a1 += w[MLB_NN_WIDTH + c] * xi;
+			a2 += w[2 * MLB_NN_WIDTH + c] * xi;
+			a3 += w[3 * MLB_NN_WIDTH + c] * xi;
 		}
 	}
-	out[j] = mlb_nn_act(acc0, f, relu);
-	out[j + 1] = mlb_nn_act(acc1, f, relu);
+	out[j] = mlb_nn_act(a0, f, relu);
+	out[j + 1] = mlb_nn_act(a1, f, relu);
+	out[j + 2] = mlb_nn_act(a2, f, relu);
+	out[j + 3] = mlb_nn_act(a3, f, relu);
 }
 
 /*
- * Units computed per mlb_nn_units() call: amortises the call over several units. 8 was
- * faster still but took the verifier past its 1M-instruction budget (it walks every unit of a
- * group separately).
+ * Units computed per mlb_nn_units() call (one mlb_nn_quad()): amortises the call. Eight
+ * separate units per call took the verifier past its 1M-instruction budget.
  */
 #define MLB_NN_GROUP 4
-MLB_ASSERT(MLB_NN_WIDTH % MLB_NN_GROUP == 0 && MLB_NN_CHUNK % MLB_NN_GROUP == 0 &&
-	       MLB_NN_GROUP % 2 == 0,
+MLB_ASSERT(MLB_NN_WIDTH % MLB_NN_GROUP == 0 && MLB_NN_CHUNK % MLB_NN_GROUP == 0,
 	   "groups tile rows and chunks");
+MLB_ASSERT(MLB_NN_GROUP == 4, "a group is one mlb_nn_quad()");
 
 /*
  * mlb_nn_units - units MLB_NN_GROUP * @g ... MLB_NN_GROUP * @g + MLB_NN_GROUP - 1 of the layer
- * of @data (a struct mlb_nn_layer_ctx), see mlb_nn_pair().
+ * of @data (a struct mlb_nn_layer_ctx), see mlb_nn_quad().
  * Returns 0 (bpf_loop(): go on), or 1 when the group is out of bounds (stop, nothing done).
  *
  * This is the whole arithmetic of a layer. In BPF, bpf_loop() iterates it over the groups, so
@@ -253,19 +257,14 @@ MLB_ASSERT(MLB_NN_WIDTH % MLB_NN_GROUP == 0 && MLB_NN_CHUNK % MLB_NN_GROUP == 0 
 static long mlb_nn_units(u32 g, void *data)
 {
 	const struct mlb_nn_layer_ctx *c = data;
-	/*
-	 * Read the context once: in registers, what the verifier learns about n_chunks in the
-	 * first pair holds for the others, so it walks 4 paths per group, not 4^2.
-	 */
 	const struct mlb_nn_layer *l = c->l;
 	const s64 *in = c->in;
 	s64 *out = c->out;
-	u32 n_chunks = c->n_chunks, f = l->w_frac & 63, relu = l->relu, u;
+	u32 n_chunks = c->n_chunks, f = l->w_frac & 63, relu = l->relu;
 
 	if (g >= MLB_NN_WIDTH / MLB_NN_GROUP)
 		return 1;
-	for (u = 0; u < MLB_NN_GROUP; u += 2)
-		mlb_nn_pair(l, in, out, g * MLB_NN_GROUP + u, n_chunks, f, relu);
+	mlb_nn_quad(l, in, out, g * MLB_NN_GROUP, n_chunks, f, relu);
 	return 0;
 }
 
