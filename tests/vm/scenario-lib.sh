@@ -15,6 +15,19 @@ fail() {
 skip() { echo "SKIP: $*"; exit 77; }
 note() { echo "# $*"; }
 now_ms() { local t=${EPOCHREALTIME/[.,]/}; echo $((t / 1000)); }
+# The guest is slow under load (TCG, 8 vCPUs on 2 host cores): loops below avoid forks.
+# zzz SEC: sleep without a fork (read with a timeout on a FIFO nobody writes).
+_ZZZ=""
+zzz() {
+	if [ -z "$_ZZZ" ]; then
+		_ZZZ=$(mktemp -u /tmp/zzz.XXXXXX)
+		mkfifo "$_ZZZ"
+		exec {_ZZZ_FD}<>"$_ZZZ"
+	fi
+	read -r -t "$1" -u "$_ZZZ_FD" _ || true
+}
+# rd FILE: its first line, no fork (empty if unreadable).
+rd() { local l=""; { read -r l <"$1"; } 2>/dev/null; printf '%s' "$l"; }
 
 need_mlb() {
 	[ -d $SCX ] || fail "this kernel has no $SCX"
@@ -39,12 +52,12 @@ mlb_start() {
 mlb_wait_enabled() {
 	local lim=$(($(now_ms) + ${1:-${MLB_ENABLE_TIMEOUT:-180}} * 1000)) t0=$(now_ms) st ops
 	while :; do
-		st=$(cat $SCX/state 2>/dev/null)
-		ops=$(cat $SCX/root/ops 2>/dev/null)
+		st=$(rd $SCX/state)
+		ops=$(rd $SCX/root/ops)
 		[ "$st" = enabled ] && [ "$ops" = scx_mlb ] && break
 		kill -0 "$MLB_PID" 2>/dev/null || { wait "$MLB_PID"; fail "scx_mlb exited ($?) before enabling (state=$st ops=$ops)"; }
 		[ "$(now_ms)" -lt $lim ] || fail "scheduler not enabled after ${1:-${MLB_ENABLE_TIMEOUT:-180}}s (state=$st ops=$ops)"
-		sleep 0.2
+		zzz 0.2
 	done
 	note "enabled after $(($(now_ms) - t0)) ms: state=$st ops=$ops"
 }
@@ -52,9 +65,9 @@ mlb_wait_enabled() {
 # mlb_check_enabled: still state=enabled, ops=scx_mlb, and the process is alive.
 mlb_check_enabled() {
 	local st ops
-	st=$(cat $SCX/state 2>/dev/null)
-	ops=$(cat $SCX/root/ops 2>/dev/null)
-	[ "$st" = enabled ] && [ "$ops" = scx_mlb ] || fail "scheduler no longer enabled: state=$st ops=$ops"
+	st=$(rd $SCX/state)
+	ops=$(rd $SCX/root/ops)
+	[ "$st" = enabled ] && [ "$ops" = scx_mlb ] || fail "scheduler no longer enabled: state=$st ops=$ops${1:+ ($1)}; $(grep -a '^scx_mlb: exit:' "$MLB_LOG" | tail -n1)"
 	kill -0 "$MLB_PID" 2>/dev/null || fail "scx_mlb process is gone"
 }
 
@@ -66,7 +79,7 @@ mlb_stop() {
 	kill -"$sig" "$MLB_PID" 2>/dev/null
 	for ((i = 0; i < 100; i++)); do
 		kill -0 "$MLB_PID" 2>/dev/null || break
-		sleep 0.2
+		zzz 0.2
 	done
 	if kill -0 "$MLB_PID" 2>/dev/null; then
 		MLB_PID=""
@@ -75,7 +88,7 @@ mlb_stop() {
 	wait "$MLB_PID"
 	MLB_RC=$?
 	MLB_PID=""
-	sleep 0.2 # let tee drain
+	zzz 0.3 # let tee drain
 	note "scx_mlb exited with status $MLB_RC after SIG$sig"
 }
 mlb_kill() {
@@ -87,27 +100,55 @@ mlb_kill() {
 mlb_wait_state() {
 	local i st
 	for ((i = 0; i < ${2:-10} * 5; i++)); do
-		st=$(cat $SCX/state)
+		st=$(rd $SCX/state)
 		[ "$st" = "$1" ] && return 0
-		sleep 0.2
+		zzz 0.2
 	done
 	fail "sched_ext state is '$st', expected '$1'"
 }
 
-# last_stat KEY: the value of KEY= in the last stats line of $MLB_LOG.
-last_stat() { grep -a '^stats ' "$MLB_LOG" | tail -n1 | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+# Stats lines of $MLB_LOG, read without forks: sets NSTATS and LAST_STATS.
+scan_stats() {
+	local l
+	NSTATS=0 LAST_STATS=""
+	while IFS= read -r l; do
+		[[ $l == "stats "* ]] && { NSTATS=$((NSTATS + 1)); LAST_STATS=$l; }
+	done <"$MLB_LOG"
+}
+# last_stat KEY: the value of KEY= in the last stats line.
+last_stat() {
+	local w
+	scan_stats
+	for w in $LAST_STATS; do [[ $w == "$1="* ]] && { echo "${w#*=}"; return; }; done
+}
+nstats() { scan_stats; echo "$NSTATS"; }
 # wait_stats N [SEC]: until at least N stats lines are in the log.
 wait_stats() {
-	local i
-	for ((i = 0; i < ${2:-30} * 5; i++)); do
-		[ "$(grep -ac '^stats ' "$MLB_LOG")" -ge "$1" ] && return 0
-		sleep 0.2
+	local lim=$(($(now_ms) + ${2:-30} * 1000))
+	while :; do
+		scan_stats
+		[ "$NSTATS" -ge "$1" ] && return 0
+		[ -n "$MLB_PID" ] && ! kill -0 "$MLB_PID" 2>/dev/null && fail "scx_mlb exited while waiting for stats"
+		[ "$(now_ms)" -lt $lim ] || fail "fewer than $1 stats lines after ${2:-30}s"
+		zzz 0.3
 	done
-	fail "fewer than $1 stats lines after ${2:-30}s"
 }
 
 # ext_enabled PID -> the ext.enabled field of /proc/PID/sched (1: scheduled by sched_ext).
-ext_enabled() { awk '/^ext.enabled/ {print $3}' "/proc/$1/sched"; }
+ext_enabled() { sched_field "$1" ext.enabled; }
+# sched_field PID KEY -> KEY's value in /proc/PID/sched
+sched_field() {
+	local k c v
+	while read -r k c v; do [ "$k" = "$2" ] && { echo "$v"; return; }; done <"/proc/$1/sched"
+}
+# task_cpu PID -> the CPU it last ran on (field 39 of /proc/PID/stat)
+task_cpu() {
+	local s a
+	read -r s <"/proc/$1/stat" || return
+	s=${s##*) }
+	read -r -a a <<<"$s"
+	echo "${a[36]}"
+}
 
 # expand_cpus "0-1,4" -> "0 1 4"
 expand_cpus() {

@@ -8,7 +8,7 @@ mlb_start --stats 1
 mlb_wait_enabled
 sw=$(cat $SCX/switch_all)
 [ "$sw" = 1 ] || fail "switch_all=$sw, expected 1 without --partial"
-sleep 1
+zzz 1
 e=$(ext_enabled $$)
 [ "$e" = 1 ] || fail "this shell is not scheduled by sched_ext (ext.enabled=$e)"
 note "switch_all=$sw, shell ext.enabled=$e"

@@ -30,50 +30,58 @@ for ((i = 0; i < NSPIN; i++)); do
 	taskset -c 0-1 bash -c 'while :; do :; done' &
 	pids+=($!)
 done
-spread() { # -> per-domain counts "c0 c1 c2 c3"
-	local -a cnt=()
-	local d psr
+# spread: per-domain spinner counts -> SPREAD "c0 c1 c2 c3", MIN, MAX (no forks).
+spread() {
+	local -a cnt=() a
+	local d p st
 	for ((d = 0; d < ND; d++)); do cnt[d]=0; done
-	for psr in $(ps -o psr= -p "$(
-		IFS=,
-		echo "${pids[*]}"
-	)"); do
-		d=${dom_of[$psr]}
+	for p in "${pids[@]}"; do
+		read -r st <"/proc/$p/stat" || continue
+		st=${st##*) }
+		read -r -a a <<<"$st"
+		d=${dom_of[${a[36]}]}
 		cnt[d]=$((cnt[d] + 1))
 	done
-	echo "${cnt[*]}"
+	SPREAD="${cnt[*]}" MIN=${cnt[0]} MAX=${cnt[0]}
+	for d in "${cnt[@]}"; do ((d < MIN)) && MIN=$d; ((d > MAX)) && MAX=$d; done
 }
-nr_migr() { # sum of se.nr_migrations of the spinners
-	local p s=0 v
+# nr_migr: sum of the spinners' se.nr_migrations -> MIGR
+nr_migr() {
+	local p k c v
+	MIGR=0
 	for p in "${pids[@]}"; do
-		v=$(awk '/^se.nr_migrations/ {print $3}' /proc/$p/sched)
-		s=$((s + ${v:-0}))
+		while read -r k c v; do [ "$k" = se.nr_migrations ] && MIGR=$((MIGR + v)); done <"/proc/$p/sched"
 	done
-	echo $s
+}
+alive() { # fail fast when the scheduler died
+	local st=""
+	read -r st <$SCX/state
+	[ "$st" = enabled ] || { cleanup; mlb_check_enabled "$1"; }
 }
 note "spinners: ${pids[*]} (this shell: $$)"
-sleep 4
-sp=$(spread)
-note "pinned to CPUs 0-1 for 4 s: per-domain spinners [$sp]"
-[ "$sp" = "$NSPIN 0 0 0" ] || { cleanup; fail "pinned spinners are not all in domain 0: [$sp]"; }
-grep -a '^stats ' "$MLB_LOG" | tail -n1
-tk0=$(last_stat taken) st0=$(last_stat steal) sr0=$(last_stat steal_remote) m0=$(nr_migr)
+for i in 1 2 3 4; do zzz 1; alive "while the spinners were pinned to CPUs 0-1"; done
+spread
+note "pinned to CPUs 0-1 for 4 s: per-domain spinners [$SPREAD]"
+[ "$SPREAD" = "$NSPIN 0 0 0" ] || { cleanup; fail "pinned spinners are not all in domain 0: [$SPREAD]"; }
+scan_stats
+echo "$LAST_STATS"
+tk0=$(last_stat taken) st0=$(last_stat steal) sr0=$(last_stat steal_remote)
+nr_migr
+m0=$MIGR
 
 for p in "${pids[@]}"; do taskset -pc 0-7 "$p" >/dev/null; done
 t0=$(now_ms)
 note "affinity widened to CPUs 0-7; sampling the spread every 1 s for up to ${BOUND}+ s"
 good=0 conv=""
 while :; do
-	sleep 1
-	sp=$(spread)
+	zzz 1
+	alive "after the affinity change"
+	spread
 	el=$(($(now_ms) - t0))
-	read -r -a c <<<"$sp"
-	mn=${c[0]} mx=${c[0]}
-	for v in "${c[@]}"; do ((v < mn)) && mn=$v; ((v > mx)) && mx=$v; done
-	ok=0
-	((mn >= 1 && mx <= 3)) && ok=1
-	printf '# t=%d.%ds spread [%s] max-min=%d %s\n' $((el / 1000)) $((el % 1000 / 100)) "$sp" $((mx - mn)) \
-		"$([ $ok = 1 ] && echo in-bound || echo -)"
+	sp=$SPREAD mn=$MIN mx=$MAX
+	ok=0 tag=-
+	((mn >= 1 && mx <= 3)) && ok=1 tag=in-bound
+	printf '# t=%d.%ds spread [%s] max-min=%d %s\n' $((el / 1000)) $((el % 1000 / 100)) "$sp" $((mx - mn)) $tag
 	if [ $ok = 1 ]; then
 		good=$((good + 1))
 		[ -n "$conv" ] || conv=$el
@@ -83,10 +91,11 @@ while :; do
 	fi
 	[ "$el" -lt $(((BOUND + 3) * 1000)) ] || break
 done
-m1=$(nr_migr)
-n=$(grep -ac '^stats ' "$MLB_LOG")
+nr_migr
+m1=$MIGR
+n=$(nstats)
 wait_stats $((n + 1)) 10
-grep -a '^stats ' "$MLB_LOG" | tail -n1
+echo "$LAST_STATS"
 tk1=$(last_stat taken) st1=$(last_stat steal) sr1=$(last_stat steal_remote)
 mlb_check_enabled
 cleanup

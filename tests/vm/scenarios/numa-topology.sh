@@ -15,7 +15,7 @@ note "guest L3 groups: $(for g in "${!l3node[@]}"; do printf '[%s]@node%s ' "$g"
 
 mlb_start --stats 0
 mlb_wait_enabled
-sleep 1
+zzz 1
 mlb_stop INT
 [ "$MLB_RC" = 0 ] || fail "scx_mlb exit status $MLB_RC after SIGINT"
 top=$(grep -a '^scx_mlb: topology: ' "$MLB_LOG" | head -n1)

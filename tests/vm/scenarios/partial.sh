@@ -21,7 +21,7 @@ for i in 1 2; do
 	python3 -c 'import os; os.sched_setscheduler(0, 7, os.sched_param(0)); os.execvp("bash", ["bash", "-c", "while :; do :; done"])' &
 	ext+=($!)
 done
-sleep 3
+zzz 3
 cleanup() { kill "$plain" "${ext[@]}" 2>/dev/null; }
 for p in "${ext[@]}"; do
 	pol=$(awk '/^policy/ {print $3}' /proc/$p/sched)
@@ -34,7 +34,7 @@ e=$(ext_enabled $plain)
 note "ordinary spinner $plain: ext.enabled=$e; this shell: ext.enabled=$(ext_enabled $$)"
 [ "$e" = 0 ] || { cleanup; fail "ordinary task $plain is scheduled by sched_ext with --partial"; }
 [ "$(ext_enabled $$)" = 0 ] || { cleanup; fail "this shell is scheduled by sched_ext with --partial"; }
-n=$(grep -ac '^stats ' "$MLB_LOG")
+n=$(nstats)
 wait_stats $((n + 2)) 30
 t1=$(last_stat tasks)
 note "tasks= with 2 SCHED_EXT spinners: $t1"

@@ -29,7 +29,7 @@ mlb_check_enabled
 mlb_stop INT
 [ "$MLB_RC" = 0 ] || fail "scx_mlb exit status $MLB_RC after SIGINT, expected 0"
 mlb_wait_state disabled 10
-sleep 1
+zzz 1
 left=$(pgrep -l 'stress-ng|hackbench')
 [ -z "$left" ] || fail "workload processes left: $left"
 echo "stress: ok"
