@@ -41,8 +41,11 @@ out=$root/build/test-logs/vm/$name
 rm -rf "$out"
 mkdir -p "$out"
 echo "scenario $name: topo=$topo timeout=${timeout}s logs=$out"
+hostload() { echo "host: load $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cpus, $(pgrep -c qemu-system) QEMU running ($1)"; }
+hostload before
 bash "$here/guest.sh" --topo "$topo" --timeout "$timeout" --out "$out" -- "$sc"
 rc=$?
+hostload after
 con=$out/console.log
 
 # The script's part of the console (what the scenario printed plus kernel messages meanwhile).
