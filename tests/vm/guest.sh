@@ -164,8 +164,11 @@ boot() {
 	esac
 	wait "$qpid" 2>/dev/null
 	qpid=""
-	if [ -n "$tpid" ]; then
-		sleep 0.3
+	if [ -n "$tpid" ]; then # tail --pid ends by itself once it has printed the rest
+		for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
+			kill -0 "$tpid" 2>/dev/null || break
+			sleep 0.2
+		done
 		kill "$tpid" 2>/dev/null
 		wait "$tpid" 2>/dev/null
 		tpid=""
