@@ -23,7 +23,7 @@
 # Exit status: the script's. 124 = script timed out; 92 = the guest died before the script
 # finished (kernel panic?); 90 = HARNESS failure: the guest did not reach the script (no
 # MLB-READY on the console within MLB_BOOT_TIMEOUT s, default 120, or an early crash), after one
-# retry. 2 = usage.
+# retry. 2 = usage. Guests run one at a time per machine (lock build/vm/guest.lock).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -175,6 +175,17 @@ boot() {
 	fi
 }
 
+# One guest at a time on this machine: on a 2-core host, concurrent TCG guests starve each
+# other and every timing (watchdog, convergence bounds, benchmarks) becomes meaningless.
+# MLB_GUEST_NOLOCK=1 opts out; MLB_LOCK_WAIT (s, default 3600) bounds the wait.
+if [ "${MLB_GUEST_NOLOCK:-0}" != 1 ]; then
+	mkdir -p "$B/vm"
+	exec 8>"$B/vm/guest.lock"
+	if ! flock -n 8; then
+		log "waiting for another test guest to finish (one at a time; MLB_GUEST_NOLOCK=1 skips)"
+		flock -w "${MLB_LOCK_WAIT:-3600}" 8 || { log "HARNESS: lock wait timed out"; exit 90; }
+	fi
+fi
 boot_s="" why=""
 boot
 if [ "$phase" = harness ]; then

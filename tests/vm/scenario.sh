@@ -12,8 +12,8 @@
 # WARNING:, Oops, Call Trace, a panic, an RCU stall, or a sched_ext error/stall
 # (runnable task stall, "disabled (runtime error|scx_bpf_error|...)", "sched_ext: ... error").
 # Exit status: 0 pass, 77 skip (script said so, or no test kernel / QEMU), 90 harness failure
-# (guest never reached the script), else fail; the last line says why. Scenarios run one at a
-# time per machine (lock build/vm/scenario.lock; MLB_LOCK_WAIT s, default 1800).
+# (guest never reached the script), else fail; the last line says why. guest.sh runs one guest
+# at a time per machine.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -29,14 +29,6 @@ mapfile -t allow < <(hdr allow)
 [ -s "$root/build/kernel/vmlinuz" ] || { echo "skip: no test kernel (make kernel)"; exit 77; }
 command -v qemu-system-x86_64 >/dev/null || { echo "skip: no qemu-system-x86_64 (make deps)"; exit 77; }
 
-# One scenario guest at a time on this machine: on a 2-core host, concurrent TCG guests starve
-# each other and timing checks (watchdog, convergence bounds) become meaningless.
-mkdir -p "$root/build/vm"
-exec 8>"$root/build/vm/scenario.lock"
-if ! flock -n 8; then
-	echo "scenario.sh: waiting for another scenario's guest to finish (one at a time)"
-	flock -w "${MLB_LOCK_WAIT:-1800}" 8 || { echo "HARNESS FAILURE: lock wait timed out"; exit 90; }
-fi
 out=$root/build/test-logs/vm/$name
 rm -rf "$out"
 mkdir -p "$out"
