@@ -24,6 +24,7 @@
 # finished (kernel panic?); 90 = HARNESS failure: the guest did not reach the script (no
 # MLB-READY on the console within MLB_BOOT_TIMEOUT s, default 120, or an early crash), after one
 # retry. 2 = usage. Guests run one at a time per machine (lock build/vm/guest.lock).
+{ # the whole script is parsed before it runs: editing this file cannot break a running instance
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -211,3 +212,5 @@ rc=$(cat "$out/.mlb/rc" 2>/dev/null || grep -a '^MLB-EXIT rc=' "$out/console.log
 rc=${rc:-92}
 log "script exit $rc; console: $out/console.log"
 exit "$rc"
+exit
+}

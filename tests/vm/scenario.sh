@@ -14,6 +14,7 @@
 # Exit status: 0 pass, 77 skip (script said so, or no test kernel / QEMU), 90 harness failure
 # (guest never reached the script), else fail; the last line says why. guest.sh runs one guest
 # at a time per machine.
+{ # the whole script is parsed before it runs: editing this file cannot break a running instance
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -75,3 +76,5 @@ case $rc in
 *) show; echo "FAIL: $name exited $rc: $(tr -d '\r' <"$con" | grep -a '^FAIL:' | tail -n1)" ;;
 esac
 exit $rc
+exit
+}
