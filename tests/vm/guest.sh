@@ -97,6 +97,16 @@ mkdir -p "$out/.mlb"
 	echo
 } >"$out/.mlb/job.sh"
 echo "$timeout" >"$out/.mlb/timeout"
+# A repository under a folder the guest covers with tmpfs (e.g. a CI clone in /root or /tmp)
+# gets its own read-only 9p share, mounted at the same path.
+repo9p=()
+case "$root/" in
+/tmp/* | /run/* | /var/tmp/* | /root/*)
+	echo "$root" >"$out/.mlb/repo_path"
+	repo9p=(-fsdev "local,id=mlbrepo,path=$root,security_model=none,readonly=on,multidevs=remap"
+		-device virtio-9p-pci,fsdev=mlbrepo,mount_tag=mlbrepo)
+	;;
+esac
 
 qpid="" tpid=""
 cleanup() {
@@ -121,7 +131,7 @@ boot() {
 		-fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
 		-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
 		-fsdev local,id=mlbout,path="$out",security_model=none,multidevs=remap \
-		-device virtio-9p-pci,fsdev=mlbout,mount_tag=mlbout \
+		-device virtio-9p-pci,fsdev=mlbout,mount_tag=mlbout "${repo9p[@]}" \
 		</dev/null >"$con" 2>&1 &
 	qpid=$!
 	if [ "$stream" = 1 ]; then
