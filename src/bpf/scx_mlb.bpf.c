@@ -106,7 +106,7 @@ const volatile u32 imbal_pct = 10;
 const volatile u32 numa_imbal_pct = 20;
 const volatile u32 max_recent_migr = 8;
 const volatile u32 steal_min_node = 1;
-const volatile u32 steal_min_remote = 2;
+const volatile u32 steal_min_remote = 1;
 const volatile u32 max_balance_moves = 4;
 
 /* Read by user space. */
@@ -250,9 +250,21 @@ static struct bpf_cpumask *scratch(bool timer)
 	return s ? s->mask : NULL;
 }
 
+/*
+ * A task that may not leave its CPU: one allowed CPU, or migration disabled. BPF programs
+ * run with migration disabled on the current task, so when @p is current a count of one is
+ * this program's own and does not pin @p (found the hard way: every CPU hog looked pinned
+ * at its slice expiry and was requeued locally, invisible to idle CPUs).
+ */
 static bool task_pinned(struct task_struct *p)
 {
-	return p->nr_cpus_allowed == 1 || p->migration_disabled;
+	u16 md = p->migration_disabled;
+
+	if (p->nr_cpus_allowed == 1)
+		return true;
+	if (md == 1 && p == bpf_get_current_task_btf())
+		return false;
+	return md != 0;
 }
 
 /* Domain load per CPU, MLB_LOAD_ONE = one always-busy nice-0 task per CPU. */
@@ -689,10 +701,24 @@ void BPF_STRUCT_OPS(mlb_dispatch, s32 cpu, struct task_struct *prev)
 {
 	u32 dom = dom_of_cpu(cpu);
 
+	/*
+	 * If prev is still runnable with slice left, the kernel keeps running it: a task
+	 * fetched now would wait behind it in the local queue, invisible to idle CPUs and to
+	 * the balancer. Fetch nothing.
+	 */
+	if (prev && (prev->scx.flags & SCX_TASK_QUEUED) && prev->scx.slice)
+		return;
 	if (mlb_move_to_local(dom)) {
 		stat_inc(MLB_STAT_DISPATCH_DOM);
 		return;
 	}
+	/*
+	 * prev's slice ran out but it is still runnable: with nothing else in its domain the
+	 * kernel keeps running it. Stealing is for CPUs that would otherwise idle; a busy CPU
+	 * pulling work would only push prev out to be pulled elsewhere (migration churn).
+	 */
+	if (prev && (prev->scx.flags & SCX_TASK_QUEUED))
+		return;
 	if (steal(cpu, dom, true))
 		return;
 	steal(cpu, dom, false);
