@@ -44,10 +44,11 @@
  * (3/4 old + 1/4 new) into the domain load; per-CPU load = load / CPUs of the domain.
  *
  * WHERE IT WORKS, HOW IT FAILS
- * Correctness rests on the kernel: tasks with one allowed CPU or with migration disabled go
- * straight to their CPU's local DSQ; every other queued task sits on a domain its cpumask
- * intersects (enqueue repairs it), and a CPU only takes tasks allowed on it (the kernel
- * skips the rest when consuming). The watchdog (timeout_ms) aborts the scheduler if a task
+ * Correctness rests on the kernel: every queued task sits on a domain its cpumask intersects
+ * (enqueue repairs it), a CPU only takes tasks allowed on it (the kernel skips the rest when
+ * consuming), and pinned or migration-disabled tasks are never offered for a move. Pinned
+ * tasks share the domain's vtime order rather than jumping the queue through the local DSQ,
+ * so a stream of them cannot starve the rest. The watchdog (timeout_ms) aborts the scheduler if a task
  * starves, and the kernel then runs everything in the fair class. Known limits: domain load
  * counts only runnable weight, so a domain of short sleepers looks lighter than it is; the
  * per-domain sums are updated without locks, so racing moves can leave them slightly off
@@ -623,7 +624,13 @@ void BPF_STRUCT_OPS(mlb_enqueue, struct task_struct *p, u64 enq_flags)
 	struct dom_ctx *d;
 	u64 vtime;
 
-	if (!tctx || task_pinned(p)) {
+	/*
+	 * Pinned tasks too go to their domain's queue, in vtime order: a CPU only takes from
+	 * there what may run on it, and the kernel skips the rest. Sending them straight to
+	 * the local queue, which runs before anything else, let a stream of pinned tasks
+	 * (stress-ng's affinity stressor) starve the domain queue into a watchdog stall.
+	 */
+	if (!tctx) {
 		stat_inc(MLB_STAT_ENQ_LOCAL);
 		mlb_insert(p, SCX_DSQ_LOCAL, slice_ns, enq_flags);
 		return;
@@ -662,7 +669,7 @@ __noinline int mlb_try_pull(s32 cpu, u32 dst, u32 src)
 
 		if (++seen > MLB_MAX_CANDIDATES)
 			break;
-		if (!bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
+		if (task_pinned(p) || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
 			continue;
 		tctx = lookup_task_ctx(p);
 		if (!tctx)
