@@ -7,21 +7,10 @@
 #include "mlb/features.h"
 #include "data.h"
 #include "rng.h"
+#include "err.h"
 
 #define CSV_MAX_COLS 256
 
-static void set_err(char *err, size_t errsz, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errsz, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errsz)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errsz, fmt, ap);
-	va_end(ap);
-}
 
 int mlb_dataset_push(struct mlb_dataset *ds, const s32 *x, int y)
 {

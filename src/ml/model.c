@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "model.h"
+#include "err.h"
 
 /* Fixed part of the file: header (32 bytes) and, at the end, the CRC32. */
 #define HDR_SIZE       32
@@ -20,18 +21,6 @@
 #define META_SIZE      (4 * 8 + 12 * 4 + MLB_MODEL_NAME_LEN)
 #define CRC_SIZE       4
 
-static void set_err(char *err, size_t errsz, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errsz, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errsz)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errsz, fmt, ap);
-	va_end(ap);
-}
 
 u32 mlb_crc32(const void *buf, size_t len)
 {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "quant.h"
+#include "err.h"
 
 /* Hidden activations are rescaled to peak in [QUANT_ACT_LO, QUANT_ACT_HI) on training data. */
 #define QUANT_ACT_LO  64.0
@@ -13,18 +14,6 @@
 #define QUANT_EXP_MAX 24 /* rescaling exponents stay within +-24 */
 #define NORM_MULT_MAX (1 << 30)
 
-static void set_err(char *err, size_t errsz, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errsz, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errsz)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errsz, fmt, ap);
-	va_end(ap);
-}
 
 static s32 clamp32(s32 v, s32 lo, s32 hi)
 {

@@ -8,19 +8,8 @@
 #include "mlb/features.h"
 #include "rng.h"
 #include "train.h"
+#include "err.h"
 
-static void set_err(char *err, size_t errsz, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errsz, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errsz)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errsz, fmt, ap);
-	va_end(ap);
-}
 
 void mlb_train_defaults(struct mlb_train_opts *o)
 {

@@ -10,16 +10,8 @@
 #include "mlb/intf.h"
 #include "mlb/load.h"
 #include "mlb/heuristic.h"
+#include "check.h"
 
-static int failures;
-#define CHECK(cond)                                                                 \
-	do {                                                                        \
-		if (!(cond)) {                                                      \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, \
-				#cond);                                             \
-			failures++;                                                 \
-		}                                                                   \
-	} while (0)
 
 /* The decay against 2^(-dt/H): within 4.5% of the distance (+1 for truncation), inside the
  * interval, monotone in dt. */

@@ -12,16 +12,8 @@
 #include <unistd.h>
 
 #include "mlb.h"
+#include "check.h"
 
-static int failures;
-#define CHECK(cond)                                                                 \
-	do {                                                                        \
-		if (!(cond)) {                                                      \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, \
-				#cond);                                             \
-			failures++;                                                 \
-		}                                                                   \
-	} while (0)
 
 static char root[256];
 

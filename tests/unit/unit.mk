@@ -6,6 +6,6 @@ UNIT_TESTS += $(patsubst tests/unit/test_%.c,$(B)/tests/unit/%,$(UNIT_C))
 
 topology_SRCS := src/topology.c
 
-$(B)/tests/unit/%: tests/unit/test_%.c $(wildcard include/mlb/*.h) $(wildcard src/*.h) $(wildcard src/ml/*.h)
+$(B)/tests/unit/%: tests/unit/test_%.c $(wildcard tests/unit/*.h) $(wildcard include/mlb/*.h) $(wildcard src/*.h) $(wildcard src/ml/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN) -Isrc -o $@ $< $($*_SRCS) $($*_LDLIBS) -lm
