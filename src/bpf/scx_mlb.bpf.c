@@ -6,9 +6,13 @@
  * CPUs are grouped into domains, one per last-level cache within each NUMA node (the loader
  * reads the grouping from sysfs and hands it over in rodata). Each domain has a vtime-
  * ordered dispatch queue (DSQ id = domain id): inside a domain the scheduler is weighted
- * fair, a task's vtime advancing by runtime * 100 / weight, and a task waking from sleep
+ * fair, a task's vtime advancing by runtime * 100 / weight (at least a whole slice when its
+ * slice is gone, so sched_yield() does not buy the head of the queue), and a task waking from sleep
  * may not bank more than one slice of credit (its vtime is clamped to the domain's clock
  * minus one slice).
+ *
+ * Tasks lighter than nice 0 get proportionally shorter slices, so a light task's smaller share
+ * comes as short runs at the normal turn, not as rare long ones (bounded waits).
  *
  * Placement at wake-up (select_cpu): pinned tasks stay; the previous CPU if its whole core
  * is idle, then if it is idle; an idle core, then an idle CPU of the task's domain; failing
@@ -266,6 +270,24 @@ static bool task_pinned(struct task_struct *p)
 	if (md == 1 && p == bpf_get_current_task_btf())
 		return false;
 	return md != 0;
+}
+
+/*
+ * The slice of @p: slice_ns scaled by weight / 100 for tasks lighter than nice 0 (at least
+ * MLB_SLICE_MIN_NS), slice_ns for the rest. A light task then gets its smaller share as
+ * shorter runs at the usual turn rather than as rare full slices: with vtime charged at
+ * runtime * 100 / weight, a nice-19 task among 150 busy nice-0 tasks would otherwise wait
+ * about 20 s between slices, past the watchdog (seen under stress-ng).
+ */
+#define MLB_SLICE_MIN_NS 500000ULL
+static u64 task_slice(struct task_struct *p)
+{
+	u64 w = p->scx.weight, slice;
+
+	if (w >= MLB_WEIGHT_DFL)
+		return slice_ns;
+	slice = slice_ns * w / MLB_WEIGHT_DFL;
+	return slice < MLB_SLICE_MIN_NS ? MLB_SLICE_MIN_NS : slice;
 }
 
 /* Domain load per CPU, MLB_LOAD_ONE = one always-busy nice-0 task per CPU. */
@@ -585,7 +607,7 @@ s32 BPF_STRUCT_OPS(mlb_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake
 
 direct:
 	stat_inc(MLB_STAT_ENQ_LOCAL);
-	mlb_insert(p, SCX_DSQ_LOCAL, slice_ns, 0);
+	mlb_insert(p, SCX_DSQ_LOCAL, task_slice(p), 0);
 	return cpu;
 }
 
@@ -632,13 +654,13 @@ void BPF_STRUCT_OPS(mlb_enqueue, struct task_struct *p, u64 enq_flags)
 	 */
 	if (!tctx) {
 		stat_inc(MLB_STAT_ENQ_LOCAL);
-		mlb_insert(p, SCX_DSQ_LOCAL, slice_ns, enq_flags);
+		mlb_insert(p, SCX_DSQ_LOCAL, task_slice(p), enq_flags);
 		return;
 	}
 	ensure_allowed_dom(p, tctx);
 	d = lookup_dom(tctx->dom);
 	if (!d) {
-		mlb_insert(p, SCX_DSQ_LOCAL, slice_ns, enq_flags);
+		mlb_insert(p, SCX_DSQ_LOCAL, task_slice(p), enq_flags);
 		return;
 	}
 	/* A sleeper may bank at most one slice of credit. */
@@ -647,7 +669,7 @@ void BPF_STRUCT_OPS(mlb_enqueue, struct task_struct *p, u64 enq_flags)
 		vtime = d->vtime_now - slice_ns;
 	tctx->vtime = vtime;
 	stat_inc(MLB_STAT_ENQ_DOM);
-	mlb_insert_vtime(p, tctx->dom, slice_ns, vtime, enq_flags);
+	mlb_insert_vtime(p, tctx->dom, task_slice(p), vtime, enq_flags);
 	kick_for(p, tctx->dom);
 }
 
@@ -777,14 +799,17 @@ void BPF_STRUCT_OPS(mlb_running, struct task_struct *p)
 void BPF_STRUCT_OPS(mlb_stopping, struct task_struct *p, bool runnable)
 {
 	struct task_ctx *tctx = lookup_task_ctx(p);
-	u64 now = bpf_ktime_get_ns(), ran, weight = p->scx.weight ?: 1;
+	u64 now = bpf_ktime_get_ns(), ran, slice, weight = p->scx.weight ?: 1;
 
 	if (!tctx || !tctx->running_at)
 		return;
 	ran = now - tctx->running_at;
-	tctx->vtime += ran * MLB_WEIGHT_DFL / weight;
+	slice = task_slice(p);
+	/* A task whose slice is gone (used up, or given away by sched_yield()) pays at least
+	 * the whole slice: yielders would otherwise keep the head of the queue forever. */
+	tctx->vtime += (p->scx.slice || ran >= slice ? ran : slice) * MLB_WEIGHT_DFL / weight;
 	tctx->burst_ns = (7 * tctx->burst_ns + ran) / 8;
-	tctx->slice_use = ran >= slice_ns ? MLB_FRAC_ONE : ran * MLB_FRAC_ONE / slice_ns;
+	tctx->slice_use = ran >= slice ? MLB_FRAC_ONE : ran * MLB_FRAC_ONE / slice;
 	update_fracs(tctx, now, true, true);
 	tctx->running_at = 0;
 	tctx->stopped_at = now;
