@@ -22,7 +22,7 @@
 #
 # Exit status: the script's. 124 = script timed out; 92 = the guest died before the script
 # finished (kernel panic?); 90 = HARNESS failure: the guest did not reach the script (no
-# MLB-READY on the console within MLB_BOOT_TIMEOUT s, default 120, or an early crash), after one
+# MLB-READY on the console within MLB_BOOT_TIMEOUT s, default 60, or an early crash), after one
 # retry. 2 = usage. Guests run one at a time per machine (lock build/vm/guest.lock).
 { # the whole script is parsed before it runs: editing this file cannot break a running instance
 set -uo pipefail
@@ -31,7 +31,7 @@ root=$(cd "$here/../.." && pwd)
 B=$root/build
 kdir=${MLB_KERNEL_DIR:-$B/kernel}
 topo=flat4 timeout=300 out="" stream=0
-boot_timeout=${MLB_BOOT_TIMEOUT:-120}
+boot_timeout=${MLB_BOOT_TIMEOUT:-60}
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
