@@ -15,10 +15,10 @@
  * cpu_dom[cpu] == -1.
  */
 struct mlb_topo {
-	u32 nr_cpu_ids;	/* highest possible CPU + 1 */
+	u32 nr_cpu_ids; /* highest possible CPU + 1 */
 	u32 nr_online;
 	u32 nr_doms;
-	u32 nr_nodes;	/* highest node id + 1 */
+	u32 nr_nodes; /* highest node id + 1 */
 	s32 cpu_dom[MLB_MAX_CPUS];
 	u32 cpu_capacity[MLB_MAX_CPUS];
 	u32 dom_node[MLB_MAX_DOMS];
@@ -59,8 +59,7 @@ struct mlb_stats_snap {
 int mlb_stats_read(int fd, u32 nr_cpus, struct mlb_stats_snap *snap);
 
 /* mlb_stats_print - one stats line from two snapshots and the per-domain state. */
-void mlb_stats_print(FILE *out, const struct mlb_stats_snap *prev,
-		     const struct mlb_stats_snap *cur, const struct mlb_dom_stat *doms,
-		     u32 nr_doms, s64 nr_tasks);
+void mlb_stats_print(FILE *out, const struct mlb_stats_snap *prev, const struct mlb_stats_snap *cur,
+		     const struct mlb_dom_stat *doms, u32 nr_doms, s64 nr_tasks);
 
 #endif /* __MLB_H */

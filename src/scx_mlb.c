@@ -22,15 +22,15 @@
 
 /* Exit statuses of the program. */
 enum {
-	MLB_EXIT_OK = 0,	/* detached on request (signal, sysrq, unregistered) */
-	MLB_EXIT_SCHED_ERROR = 1, /* the kernel or the BPF side aborted the scheduler */
-	MLB_EXIT_USAGE = 2,	/* bad arguments */
+	MLB_EXIT_OK = 0,	   /* detached on request (signal, sysrq, unregistered) */
+	MLB_EXIT_SCHED_ERROR = 1,  /* the kernel or the BPF side aborted the scheduler */
+	MLB_EXIT_USAGE = 2,	   /* bad arguments */
 	MLB_EXIT_CANNOT_START = 3, /* no sched_ext, another scheduler, load failure */
 };
 
 /* SCX_OPS_SWITCH_PARTIAL: a stable flag value since sched_ext's first release (6.12). */
 #define MLB_OPS_SWITCH_PARTIAL (1ULL << 3)
-#define SCX_SYSFS "/sys/kernel/sched_ext"
+#define SCX_SYSFS	       "/sys/kernel/sched_ext"
 
 static struct env {
 	u64 slice_us;
@@ -45,55 +45,55 @@ static struct env {
 	bool verbose;
 	const char *sysfs;
 } env = {
-	.slice_us = 20000,
-	.interval_ms = 100,
-	.half_life_ms = 250,
-	.migr_cost_us = 500,
-	.imbal_pct = 10,
-	.numa_imbal_pct = 20,
-	.max_recent_migr = 8,
-	.stats_sec = 1,
-	.sysfs = "/sys",
+    .slice_us = 20000,
+    .interval_ms = 100,
+    .half_life_ms = 250,
+    .migr_cost_us = 500,
+    .imbal_pct = 10,
+    .numa_imbal_pct = 20,
+    .max_recent_migr = 8,
+    .stats_sec = 1,
+    .sysfs = "/sys",
 };
 
 static volatile sig_atomic_t exiting;
 
 static const char mlb_version[] = "scx_mlb " MLB_VERSION;
 static const char doc[] =
-	"scx_mlb: a sched_ext scheduler with a learned load balancer.\n"
-	"\n"
-	"One domain per last-level cache in each NUMA node; weighted fair queues per domain;\n"
-	"load balancing in the kernel through one migration-decision seam."
-	"\v"
-	"EXAMPLES:\n"
-	"  scx_mlb                      # run with defaults, a stats line every second\n"
-	"  scx_mlb -s 5000 -i 50        # 5 ms slices, balance every 50 ms\n"
-	"  scx_mlb --partial            # only tasks with policy SCHED_EXT (7)\n"
-	"  scx_mlb -I 5 -N 25 -S 0      # tighter LLC balance, looser NUMA, no stats\n";
+    "scx_mlb: a sched_ext scheduler with a learned load balancer.\n"
+    "\n"
+    "One domain per last-level cache in each NUMA node; weighted fair queues per domain;\n"
+    "load balancing in the kernel through one migration-decision seam."
+    "\v"
+    "EXAMPLES:\n"
+    "  scx_mlb                      # run with defaults, a stats line every second\n"
+    "  scx_mlb -s 5000 -i 50        # 5 ms slices, balance every 50 ms\n"
+    "  scx_mlb --partial            # only tasks with policy SCHED_EXT (7)\n"
+    "  scx_mlb -I 5 -N 25 -S 0      # tighter LLC balance, looser NUMA, no stats\n";
 
 enum { OPT_HALF_LIFE = 1000, OPT_MIGR_COST, OPT_MAX_RECENT, OPT_SYSFS };
 
 static const struct argp_option opts[] = {
-	{ "slice-us", 's', "US", 0, "Time slice in microseconds (100-1000000, default 20000)" },
-	{ "interval-ms", 'i', "MS", 0, "Balance interval in milliseconds (1-10000, default 100)" },
-	{ "imbal-pct", 'I', "PCT", 0,
-	  "Domain imbalance threshold within a node, percent (1-1000, default 10)" },
-	{ "numa-imbal-pct", 'N', "PCT", 0,
-	  "Imbalance threshold across NUMA nodes, percent (1-1000, default 20)" },
-	{ "partial", 'p', NULL, 0, "Schedule only tasks whose policy is SCHED_EXT" },
-	{ "stats", 'S', "SECONDS", 0, "Stats line period (0 = off, max 3600, default 1)" },
-	{ "half-life-ms", OPT_HALF_LIFE, "MS", 0,
-	  "Half-life of the task load averages (1-60000, default 250)" },
-	{ "migr-cost-us", OPT_MIGR_COST, "US", 0,
-	  "A task that ran this recently is cache-hot (0-1000000, default 500)" },
-	{ "max-recent-migr", OPT_MAX_RECENT, "N", 0,
-	  "Ping-pong guard: no move for a task with N domain migrations per second (1-1000, "
-	  "default 8)" },
-	{ "sysfs", OPT_SYSFS, "DIR", OPTION_HIDDEN, "Read the topology from DIR (tests)" },
-	{ "verbose", 'v', NULL, 0, "Print libbpf's debug messages and verifier statistics" },
-	{ "version", 'V', NULL, 0, "Print the version and exit" },
-	{ "help", 'h', NULL, 0, "Show this help and exit" },
-	{},
+    {"slice-us", 's', "US", 0, "Time slice in microseconds (100-1000000, default 20000)"},
+    {"interval-ms", 'i', "MS", 0, "Balance interval in milliseconds (1-10000, default 100)"},
+    {"imbal-pct", 'I', "PCT", 0,
+     "Domain imbalance threshold within a node, percent (1-1000, default 10)"},
+    {"numa-imbal-pct", 'N', "PCT", 0,
+     "Imbalance threshold across NUMA nodes, percent (1-1000, default 20)"},
+    {"partial", 'p', NULL, 0, "Schedule only tasks whose policy is SCHED_EXT"},
+    {"stats", 'S', "SECONDS", 0, "Stats line period (0 = off, max 3600, default 1)"},
+    {"half-life-ms", OPT_HALF_LIFE, "MS", 0,
+     "Half-life of the task load averages (1-60000, default 250)"},
+    {"migr-cost-us", OPT_MIGR_COST, "US", 0,
+     "A task that ran this recently is cache-hot (0-1000000, default 500)"},
+    {"max-recent-migr", OPT_MAX_RECENT, "N", 0,
+     "Ping-pong guard: no move for a task with N domain migrations per second (1-1000, "
+     "default 8)"},
+    {"sysfs", OPT_SYSFS, "DIR", OPTION_HIDDEN, "Read the topology from DIR (tests)"},
+    {"verbose", 'v', NULL, 0, "Print libbpf's debug messages and verifier statistics"},
+    {"version", 'V', NULL, 0, "Print the version and exit"},
+    {"help", 'h', NULL, 0, "Show this help and exit"},
+    {},
 };
 
 static const struct argp argp;
@@ -169,7 +169,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp argp = { .options = opts, .parser = parse_arg, .doc = doc };
+static const struct argp argp = {.options = opts, .parser = parse_arg, .doc = doc};
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
 {
@@ -213,13 +213,16 @@ static int check_sched_ext(void)
 	char state[64], ops[128] = "?";
 
 	if (read_sysfs_line(SCX_SYSFS "/state", state, sizeof(state))) {
-		fprintf(stderr, "scx_mlb: this kernel has no sched_ext (%s/state missing): "
-				"CONFIG_SCHED_CLASS_EXT=y is needed\n", SCX_SYSFS);
+		fprintf(stderr,
+			"scx_mlb: this kernel has no sched_ext (%s/state missing): "
+			"CONFIG_SCHED_CLASS_EXT=y is needed\n",
+			SCX_SYSFS);
 		return -1;
 	}
 	if (strcmp(state, "disabled")) {
 		read_sysfs_line(SCX_SYSFS "/root/ops", ops, sizeof(ops));
-		fprintf(stderr, "scx_mlb: another sched_ext scheduler is active (state %s, ops %s)\n",
+		fprintf(stderr,
+			"scx_mlb: another sched_ext scheduler is active (state %s, ops %s)\n",
 			state, ops);
 		return -1;
 	}
@@ -229,16 +232,26 @@ static int check_sched_ext(void)
 static const char *exit_kind_name(s32 kind)
 {
 	switch (kind) {
-	case 0: return "NONE";
-	case 1: return "DONE";
-	case 64: return "UNREG";
-	case 65: return "UNREG_BPF";
-	case 66: return "UNREG_KERN";
-	case 67: return "SYSRQ";
-	case 68: return "PARENT";
-	case 1024: return "ERROR";
-	case 1025: return "ERROR_BPF";
-	case 1026: return "ERROR_STALL";
+	case 0:
+		return "NONE";
+	case 1:
+		return "DONE";
+	case 64:
+		return "UNREG";
+	case 65:
+		return "UNREG_BPF";
+	case 66:
+		return "UNREG_KERN";
+	case 67:
+		return "SYSRQ";
+	case 68:
+		return "PARENT";
+	case 1024:
+		return "ERROR";
+	case 1025:
+		return "ERROR_BPF";
+	case 1026:
+		return "ERROR_STALL";
 	}
 	return "UNKNOWN";
 }
@@ -309,8 +322,7 @@ static int run_once(bool *restart)
 	if (env.verbose) { /* verifier statistics for every program, printed by libbpf */
 		struct bpf_program *prog;
 
-		bpf_object__for_each_program(prog, skel->obj)
-			bpf_program__set_log_level(prog, 4);
+		bpf_object__for_each_program(prog, skel->obj) bpf_program__set_log_level(prog, 4);
 	}
 	if (scx_mlb__load(skel)) {
 		fprintf(stderr, "scx_mlb: cannot load the BPF scheduler (rerun with -v for the "
@@ -386,7 +398,8 @@ int main(int argc, char **argv)
 			return MLB_EXIT_CANNOT_START;
 		err = run_once(&restart);
 		if (restart)
-			printf("scx_mlb: the kernel asked for a restart (CPU hotplug): reattaching\n");
+			printf(
+			    "scx_mlb: the kernel asked for a restart (CPU hotplug): reattaching\n");
 	} while (restart && !exiting);
 	return err;
 }

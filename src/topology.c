@@ -207,8 +207,10 @@ int mlb_topo_read(const char *sysfs, struct mlb_topo *t, char *err, size_t errle
 	memset(cpu_node, 0, sizeof(cpu_node));
 	if (read_fmt(buf, sizeof(buf), "%s/devices/system/cpu/possible", sysfs) ||
 	    mlb_parse_cpulist(buf, possible, MLB_CPUMASK_WORDS) <= 0) {
-		snprintf(err, errlen, "%s/devices/system/cpu/possible: unreadable, malformed "
-			 "or over %d CPUs", sysfs, MLB_MAX_CPUS);
+		snprintf(err, errlen,
+			 "%s/devices/system/cpu/possible: unreadable, malformed "
+			 "or over %d CPUs",
+			 sysfs, MLB_MAX_CPUS);
 		return -1;
 	}
 	if (read_fmt(buf, sizeof(buf), "%s/devices/system/cpu/online", sysfs) ||
@@ -287,8 +289,8 @@ void mlb_topo_print(const struct mlb_topo *t, FILE *out)
 			seen |= 1ULL << t->dom_node[d];
 			nodes_used++;
 		}
-	fprintf(out, "scx_mlb: topology: %u domains on %u nodes, %u cpus\n", t->nr_doms,
-		nodes_used, t->nr_online);
+	fprintf(out, "scx_mlb: topology: %u domains on %u nodes, %u cpus\n", t->nr_doms, nodes_used,
+		t->nr_online);
 	for (u32 d = 0; d < t->nr_doms; d++)
 		fprintf(out, "scx_mlb: dom %u: node %u, cpus %s\n", d, t->dom_node[d],
 			mlb_format_cpulist(t->dom_cpus[d], MLB_CPUMASK_WORDS, list, sizeof(list)));

@@ -16,8 +16,8 @@ struct mlb_feature_desc {
 };
 
 static const struct mlb_feature_desc mlb_feature_descs[MLB_NR_FEATURES] = {
-#define MLB_X_DESC(e, n, lo, hi, d) [MLB_F_##e] = { .name = n, .min = lo, .max = hi, .doc = d },
-	MLB_FEATURES(MLB_X_DESC)
+#define MLB_X_DESC(e, n, lo, hi, d) [MLB_F_##e] = {.name = n, .min = lo, .max = hi, .doc = d},
+    MLB_FEATURES(MLB_X_DESC)
 #undef MLB_X_DESC
 };
 

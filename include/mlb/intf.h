@@ -26,9 +26,9 @@ typedef uint8_t u8;
 #define MLB_VERSION "0.1.0"
 
 /* Limits of the topology the scheduler handles (the same as scx_rusty's). */
-#define MLB_MAX_CPUS 512
-#define MLB_MAX_DOMS 64
-#define MLB_MAX_NODES 16
+#define MLB_MAX_CPUS	  512
+#define MLB_MAX_DOMS	  64
+#define MLB_MAX_NODES	  16
 #define MLB_CPUMASK_WORDS (MLB_MAX_CPUS / 64)
 
 /*
@@ -42,9 +42,9 @@ typedef uint8_t u8;
  * is a shift.
  */
 #define MLB_FRAC_SHIFT 10
-#define MLB_FRAC_ONE (1 << MLB_FRAC_SHIFT) /* 1.0 as a fraction */
-#define MLB_LOAD_ONE MLB_FRAC_ONE	   /* one always-runnable nice-0 task */
-#define MLB_WEIGHT_DFL 100		   /* sched_ext weight of a nice-0 task */
+#define MLB_FRAC_ONE   (1 << MLB_FRAC_SHIFT) /* 1.0 as a fraction */
+#define MLB_LOAD_ONE   MLB_FRAC_ONE	     /* one always-runnable nice-0 task */
+#define MLB_WEIGHT_DFL 100		     /* sched_ext weight of a nice-0 task */
 
 /*
  * Migration-decision features: X(ENUM, "name", min, max, "unit and scaling").
@@ -54,38 +54,38 @@ typedef uint8_t u8;
  * MLB_LOAD_ONE units per CPU of the domain. "src" is where the task is (its current domain
  * or CPU), "dst" is where the move would take it.
  */
-#define MLB_FEATURES(X)                                                                         \
-	X(TASK_WEIGHT, "task_weight", 1, 10000, "sched_ext weight, 100 = nice 0")                \
-	X(TASK_DUTY, "task_duty", 0, 1024, "decayed runnable fraction, 1024 = always runnable")  \
-	X(TASK_RUN_FRAC, "task_run_frac", 0, 1024, "decayed running fraction, 1024 = 1.0")       \
-	X(TASK_BURST_US, "task_burst_us", 0, 1000000, "decayed average run burst, us")           \
-	X(TASK_SLICE_USE, "task_slice_use", 0, 1024, "fraction of its slice it uses, 1024 = all") \
-	X(TASK_WAKE_FREQ, "task_wake_freq", 0, 100000, "decayed wake-ups per second")            \
-	X(TASK_SINCE_RAN_US, "task_since_ran_us", 0, 10000000, "time since it last ran, us")      \
-	X(TASK_CACHE_HOT, "task_cache_hot", 0, 1, "1 if it ran within the migration cost")       \
-	X(TASK_RECENT_MIGR, "task_recent_migr", 0, 1000, "decayed domain migrations per second")  \
-	X(TASK_NR_CPUS, "task_nr_cpus", 1, MLB_MAX_CPUS, "CPUs its affinity allows")              \
-	X(TASK_VLAG_US, "task_vlag_us", -1000000, 1000000, "vtime ahead (+) of its domain, us")   \
-	X(SRC_NR_QUEUED, "src_nr_queued", 0, 4096, "tasks queued in the source domain")          \
-	X(DST_NR_QUEUED, "dst_nr_queued", 0, 4096, "tasks queued in the destination domain")     \
-	X(SRC_LOAD, "src_load", 0, 65536, "source domain load per CPU, 1024 = one busy task")    \
-	X(DST_LOAD, "dst_load", 0, 65536, "destination domain load per CPU, 1024 = one task")    \
-	X(IMBALANCE, "imbalance", -65536, 65536, "src_load - dst_load, 1024 = one task per CPU") \
-	X(DST_IDLE, "dst_idle", 0, 2, "0 busy, 1 an idle CPU, 2 a whole idle core")              \
-	X(SAME_LLC, "same_llc", 0, 1, "1 if src and dst share the last-level cache")             \
-	X(SAME_NODE, "same_node", 0, 1, "1 if src and dst are on the same NUMA node")            \
-	X(NUMA_DIST, "numa_dist", 10, 255, "NUMA distance src to dst, 10 = local")               \
-	X(SRC_CAPACITY, "src_capacity", 0, 1024, "mean CPU capacity of the source, 1024 = max")  \
-	X(DST_CAPACITY, "dst_capacity", 0, 1024, "mean CPU capacity of the destination")         \
-	X(DST_PERF, "dst_perf", 0, 1024, "current performance level of the destination CPU")     \
-	X(BALANCE_FAILS, "balance_fails", 0, 64, "recent failed balance rounds of the source")   \
+#define MLB_FEATURES(X)                                                                            \
+	X(TASK_WEIGHT, "task_weight", 1, 10000, "sched_ext weight, 100 = nice 0")                  \
+	X(TASK_DUTY, "task_duty", 0, 1024, "decayed runnable fraction, 1024 = always runnable")    \
+	X(TASK_RUN_FRAC, "task_run_frac", 0, 1024, "decayed running fraction, 1024 = 1.0")         \
+	X(TASK_BURST_US, "task_burst_us", 0, 1000000, "decayed average run burst, us")             \
+	X(TASK_SLICE_USE, "task_slice_use", 0, 1024, "fraction of its slice it uses, 1024 = all")  \
+	X(TASK_WAKE_FREQ, "task_wake_freq", 0, 100000, "decayed wake-ups per second")              \
+	X(TASK_SINCE_RAN_US, "task_since_ran_us", 0, 10000000, "time since it last ran, us")       \
+	X(TASK_CACHE_HOT, "task_cache_hot", 0, 1, "1 if it ran within the migration cost")         \
+	X(TASK_RECENT_MIGR, "task_recent_migr", 0, 1000, "decayed domain migrations per second")   \
+	X(TASK_NR_CPUS, "task_nr_cpus", 1, MLB_MAX_CPUS, "CPUs its affinity allows")               \
+	X(TASK_VLAG_US, "task_vlag_us", -1000000, 1000000, "vtime ahead (+) of its domain, us")    \
+	X(SRC_NR_QUEUED, "src_nr_queued", 0, 4096, "tasks queued in the source domain")            \
+	X(DST_NR_QUEUED, "dst_nr_queued", 0, 4096, "tasks queued in the destination domain")       \
+	X(SRC_LOAD, "src_load", 0, 65536, "source domain load per CPU, 1024 = one busy task")      \
+	X(DST_LOAD, "dst_load", 0, 65536, "destination domain load per CPU, 1024 = one task")      \
+	X(IMBALANCE, "imbalance", -65536, 65536, "src_load - dst_load, 1024 = one task per CPU")   \
+	X(DST_IDLE, "dst_idle", 0, 2, "0 busy, 1 an idle CPU, 2 a whole idle core")                \
+	X(SAME_LLC, "same_llc", 0, 1, "1 if src and dst share the last-level cache")               \
+	X(SAME_NODE, "same_node", 0, 1, "1 if src and dst are on the same NUMA node")              \
+	X(NUMA_DIST, "numa_dist", 10, 255, "NUMA distance src to dst, 10 = local")                 \
+	X(SRC_CAPACITY, "src_capacity", 0, 1024, "mean CPU capacity of the source, 1024 = max")    \
+	X(DST_CAPACITY, "dst_capacity", 0, 1024, "mean CPU capacity of the destination")           \
+	X(DST_PERF, "dst_perf", 0, 1024, "current performance level of the destination CPU")       \
+	X(BALANCE_FAILS, "balance_fails", 0, 64, "recent failed balance rounds of the source")     \
 	X(KIND, "kind", 0, 2, "0 periodic balance, 1 idle pull, 2 wake-up placement")
 
 enum mlb_feature {
 #define MLB_X_ENUM(e, name, lo, hi, doc) MLB_F_##e,
 	MLB_FEATURES(MLB_X_ENUM)
 #undef MLB_X_ENUM
-	MLB_NR_FEATURES,
+	    MLB_NR_FEATURES,
 };
 
 /* MLB_MIN_<FEATURE> and MLB_MAX_<FEATURE>: the clamp range of each feature. */
@@ -115,22 +115,22 @@ struct mlb_features {
 
 /* Global counters, one slot each in a per-CPU array; user space sums the CPUs. */
 enum mlb_stat {
-	MLB_STAT_ENQ_LOCAL,	/* direct dispatch to an idle CPU from select_cpu / enqueue */
-	MLB_STAT_ENQ_DOM,	/* queued on the task's domain DSQ */
-	MLB_STAT_DISPATCH_DOM,	/* a CPU took work from its own domain */
-	MLB_STAT_STEAL_NODE,	/* a CPU took work from another domain of its node */
-	MLB_STAT_STEAL_REMOTE,	/* a CPU took work from a domain on another node */
+	MLB_STAT_ENQ_LOCAL,	 /* direct dispatch to an idle CPU from select_cpu / enqueue */
+	MLB_STAT_ENQ_DOM,	 /* queued on the task's domain DSQ */
+	MLB_STAT_DISPATCH_DOM,	 /* a CPU took work from its own domain */
+	MLB_STAT_STEAL_NODE,	 /* a CPU took work from another domain of its node */
+	MLB_STAT_STEAL_REMOTE,	 /* a CPU took work from a domain on another node */
 	MLB_STAT_BAL_CONSIDERED, /* decisions asked of mlb_decide() */
-	MLB_STAT_BAL_TAKEN,	/* decisions that said migrate */
-	MLB_STAT_DOM_MIGR,	/* tasks whose domain changed */
-	MLB_STAT_WAKE_PREV,	/* wake-up kept the previous CPU */
-	MLB_STAT_WAKE_DOM,	/* wake-up found an idle CPU in the task's domain */
-	MLB_STAT_WAKE_NODE,	/* ... in its node */
-	MLB_STAT_WAKE_ANY,	/* ... anywhere allowed */
-	MLB_STAT_AFFN_VIOL,	/* a task found on a domain its cpumask forbids, repaired */
-	MLB_STAT_BAL_ROUNDS,	/* balancer timer rounds */
-	MLB_STAT_CPU_MIGR,	/* a task started running on another CPU than last time */
-	MLB_STAT_AFFN_MOVE,	/* domain changed because affinity forbade the old one */
+	MLB_STAT_BAL_TAKEN,	 /* decisions that said migrate */
+	MLB_STAT_DOM_MIGR,	 /* tasks whose domain changed */
+	MLB_STAT_WAKE_PREV,	 /* wake-up kept the previous CPU */
+	MLB_STAT_WAKE_DOM,	 /* wake-up found an idle CPU in the task's domain */
+	MLB_STAT_WAKE_NODE,	 /* ... in its node */
+	MLB_STAT_WAKE_ANY,	 /* ... anywhere allowed */
+	MLB_STAT_AFFN_VIOL,	 /* a task found on a domain its cpumask forbids, repaired */
+	MLB_STAT_BAL_ROUNDS,	 /* balancer timer rounds */
+	MLB_STAT_CPU_MIGR,	 /* a task started running on another CPU than last time */
+	MLB_STAT_AFFN_MOVE,	 /* domain changed because affinity forbade the old one */
 	MLB_NR_STATS,
 };
 
@@ -146,7 +146,7 @@ struct mlb_dom_stat {
 
 /* What ops.exit() saw, copied for user space to report. */
 #define MLB_EXIT_REASON_LEN 128
-#define MLB_EXIT_MSG_LEN 1024
+#define MLB_EXIT_MSG_LEN    1024
 struct mlb_exit_info {
 	s32 kind;
 	s32 pad;

@@ -57,8 +57,8 @@ static __always_inline bool mlb_move_to_local(u64 dsq_id)
 }
 
 /* Move @p, found by iterator @it, to the FIFO queue @dsq_id (a local DSQ). */
-static __always_inline bool mlb_move(struct bpf_iter_scx_dsq *it, struct task_struct *p,
-				     u64 dsq_id, u64 flags)
+static __always_inline bool mlb_move(struct bpf_iter_scx_dsq *it, struct task_struct *p, u64 dsq_id,
+				     u64 flags)
 {
 	if (bpf_ksym_exists(scx_bpf_dsq_move))
 		return scx_bpf_dsq_move(it, p, dsq_id, flags);
@@ -78,12 +78,12 @@ static __always_inline bool mlb_move_vtime(struct bpf_iter_scx_dsq *it, struct t
 }
 
 /* scx_bpf_error() with up to two integer arguments, through the _bstr kfunc. */
-#define mlb_error(fmt, a, b)                                                       \
-	do {                                                                       \
-		static char ___fmt[] = fmt;                                        \
-		unsigned long long ___args[2] = { (unsigned long long)(a),         \
-						  (unsigned long long)(b) };       \
-		scx_bpf_error_bstr(___fmt, ___args, sizeof(___args));             \
+#define mlb_error(fmt, a, b)                                                                       \
+	do {                                                                                       \
+		static char ___fmt[] = fmt;                                                        \
+		unsigned long long ___args[2] = {(unsigned long long)(a),                          \
+						 (unsigned long long)(b)};                         \
+		scx_bpf_error_bstr(___fmt, ___args, sizeof(___args));                              \
 	} while (0)
 
 #endif /* __MLB_COMPAT_BPF_H */

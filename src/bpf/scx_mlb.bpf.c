@@ -52,8 +52,8 @@
  * (enqueue repairs it), a CPU only takes tasks allowed on it (the kernel skips the rest when
  * consuming), and pinned or migration-disabled tasks are never offered for a move. Pinned
  * tasks share the domain's vtime order rather than jumping the queue through the local DSQ,
- * so a stream of them cannot starve the rest. The watchdog (timeout_ms) aborts the scheduler if a task
- * starves, and the kernel then runs everything in the fair class. Known limits: domain load
+ * so a stream of them cannot starve the rest. The watchdog (timeout_ms) aborts the scheduler if a
+ * task starves, and the kernel then runs everything in the fair class. Known limits: domain load
  * counts only runnable weight, so a domain of short sleepers looks lighter than it is; the
  * per-domain sums are updated without locks, so racing moves can leave them slightly off
  * until tasks sleep (they are clamped at zero); balancing moves only queued tasks, never a
@@ -71,11 +71,11 @@
 
 char _license[] SEC("license") = "GPL";
 
-#define BPF_STRUCT_OPS(name, args...) SEC("struct_ops/" #name) BPF_PROG(name, ##args)
+#define BPF_STRUCT_OPS(name, args...)		SEC("struct_ops/" #name) BPF_PROG(name, ##args)
 #define BPF_STRUCT_OPS_SLEEPABLE(name, args...) SEC("struct_ops.s/" #name) BPF_PROG(name, ##args)
 
-#define ENOENT 2
-#define ENOMEM 12
+#define ENOENT		2
+#define ENOMEM		12
 #define CLOCK_MONOTONIC 1
 
 /*
@@ -84,11 +84,11 @@ char _license[] SEC("license") = "GPL";
  * (clang otherwise folds range checks into forms the verifier cannot follow). Callers keep
  * indexes in range anyway; the mask only proves it.
  */
-#define IDX(v, n)                                                        \
-	({                                                               \
-		u64 ___v = (v);                                          \
-		asm volatile("%0 &= %1" : "+r"(___v) : "i"((n) - 1));    \
-		___v;                                                    \
+#define IDX(v, n)                                                                                  \
+	({                                                                                         \
+		u64 ___v = (v);                                                                    \
+		asm volatile("%0 &= %1" : "+r"(___v) : "i"((n)-1));                                \
+		___v;                                                                              \
 	})
 
 /* Topology, filled by the loader between open and load. */
@@ -119,27 +119,27 @@ struct mlb_dom_stat dom_stats[MLB_MAX_DOMS];
 struct mlb_exit_info exit_info;
 s64 nr_tasks; /* tasks currently scheduled by scx_mlb */
 
-#define MLB_SEC_NS 1000000000ULL
+#define MLB_SEC_NS	      1000000000ULL
 #define MLB_MIGR_HALF_LIFE_NS MLB_SEC_NS
-#define MLB_MAX_CANDIDATES 8 /* tasks a pull or a balance move looks at */
+#define MLB_MAX_CANDIDATES    8 /* tasks a pull or a balance move looks at */
 
 struct task_ctx {
-	u32 dom;	   /* domain whose queue the task belongs to */
-	u32 last_cpu;	   /* CPU it last ran on */
-	u32 acct_dom;	   /* domain whose runnable sum holds acct_wt */
-	u32 acct_wt;	   /* weight added there, 0 when not runnable */
-	u64 vtime;	   /* weighted virtual time */
-	u64 duty_at;	   /* last duty/run_frac update */
-	u32 duty;	   /* decayed runnable fraction, MLB_FRAC_ONE = 1 */
-	u32 run_frac;	   /* decayed running fraction */
-	u64 running_at;	   /* 0 when not running */
-	u64 stopped_at;	   /* when it last stopped running */
-	u64 woke_at;	   /* last wake-up */
-	u64 burst_ns;	   /* decayed average run length */
-	u32 slice_use;	   /* last run / slice, MLB_FRAC_ONE = whole slice */
-	u32 wake_freq;	   /* decayed wake-ups per second */
-	u64 migr_at;	   /* last domain change */
-	u32 recent_migr;   /* decayed domain changes, MLB_FRAC_ONE per change */
+	u32 dom;	 /* domain whose queue the task belongs to */
+	u32 last_cpu;	 /* CPU it last ran on */
+	u32 acct_dom;	 /* domain whose runnable sum holds acct_wt */
+	u32 acct_wt;	 /* weight added there, 0 when not runnable */
+	u64 vtime;	 /* weighted virtual time */
+	u64 duty_at;	 /* last duty/run_frac update */
+	u32 duty;	 /* decayed runnable fraction, MLB_FRAC_ONE = 1 */
+	u32 run_frac;	 /* decayed running fraction */
+	u64 running_at;	 /* 0 when not running */
+	u64 stopped_at;	 /* when it last stopped running */
+	u64 woke_at;	 /* last wake-up */
+	u64 burst_ns;	 /* decayed average run length */
+	u32 slice_use;	 /* last run / slice, MLB_FRAC_ONE = whole slice */
+	u32 wake_freq;	 /* decayed wake-ups per second */
+	u64 migr_at;	 /* last domain change */
+	u32 recent_migr; /* decayed domain changes, MLB_FRAC_ONE per change */
 	u32 pad;
 };
 
@@ -151,10 +151,10 @@ struct {
 } task_ctxs SEC(".maps");
 
 struct dom_ctx {
-	u64 vtime_now;	     /* the domain's clock: largest vtime started */
-	s64 runnable_wt;     /* sum of the weights of its runnable tasks */
-	u64 load;	     /* smoothed load, MLB_LOAD_ONE units (whole domain) */
-	u32 balance_fails;   /* consecutive rounds it was overloaded and nothing moved */
+	u64 vtime_now;	   /* the domain's clock: largest vtime started */
+	s64 runnable_wt;   /* sum of the weights of its runnable tasks */
+	u64 load;	   /* smoothed load, MLB_LOAD_ONE units (whole domain) */
+	u32 balance_fails; /* consecutive rounds it was overloaded and nothing moved */
 	u32 pad;
 	struct bpf_cpumask __kptr *cpumask;
 };
@@ -311,10 +311,10 @@ static void update_fracs(struct task_ctx *tctx, u64 now, bool was_runnable, bool
 {
 	u64 dt = now > tctx->duty_at ? now - tctx->duty_at : 0;
 
-	tctx->duty = mlb_decay_toward(tctx->duty, was_runnable ? MLB_FRAC_ONE : 0, dt,
-				      load_half_life_ns);
-	tctx->run_frac = mlb_decay_toward(tctx->run_frac, was_running ? MLB_FRAC_ONE : 0, dt,
-					  load_half_life_ns);
+	tctx->duty =
+	    mlb_decay_toward(tctx->duty, was_runnable ? MLB_FRAC_ONE : 0, dt, load_half_life_ns);
+	tctx->run_frac =
+	    mlb_decay_toward(tctx->run_frac, was_running ? MLB_FRAC_ONE : 0, dt, load_half_life_ns);
 	tctx->duty_at = now;
 }
 
@@ -361,9 +361,9 @@ static void task_set_dom(struct task_ctx *tctx, u32 dom, u64 now, bool counted)
 			lag = -(s64)slice_ns;
 		tctx->vtime = dst->vtime_now + lag;
 	}
-	tctx->recent_migr = mlb_decay_toward(tctx->recent_migr, 0, now - tctx->migr_at,
-					     MLB_MIGR_HALF_LIFE_NS) +
-			    MLB_FRAC_ONE;
+	tctx->recent_migr =
+	    mlb_decay_toward(tctx->recent_migr, 0, now - tctx->migr_at, MLB_MIGR_HALF_LIFE_NS) +
+	    MLB_FRAC_ONE;
 	tctx->migr_at = now;
 	tctx->dom = dom;
 	stat_inc(counted ? MLB_STAT_DOM_MIGR : MLB_STAT_AFFN_MOVE);
@@ -401,8 +401,8 @@ static s32 cpu_idle_state(s32 cpu)
 
 static u32 recent_migr_per_sec(struct task_ctx *tctx, u64 now)
 {
-	u32 decayed = mlb_decay_toward(tctx->recent_migr, 0, now - tctx->migr_at,
-				       MLB_MIGR_HALF_LIFE_NS);
+	u32 decayed =
+	    mlb_decay_toward(tctx->recent_migr, 0, now - tctx->migr_at, MLB_MIGR_HALF_LIFE_NS);
 
 	return decayed >> MLB_FRAC_SHIFT;
 }
@@ -459,7 +459,8 @@ static void fill_features(struct mlb_features *f, struct task_struct *p, struct 
 	SETF(NUMA_DIST, node_dist[IDX(sn, MLB_MAX_NODES)][IDX(dn, MLB_MAX_NODES)]);
 	SETF(SRC_CAPACITY, dom_capacity[IDX(src, MLB_MAX_DOMS)]);
 	SETF(DST_CAPACITY, dom_capacity[IDX(dst, MLB_MAX_DOMS)]);
-	SETF(DST_PERF, perf_cpu >= 0 && (u32)perf_cpu < nr_cpus ? scx_bpf_cpuperf_cur(perf_cpu) : 0);
+	SETF(DST_PERF,
+	     perf_cpu >= 0 && (u32)perf_cpu < nr_cpus ? scx_bpf_cpuperf_cur(perf_cpu) : 0);
 	SETF(BALANCE_FAILS, sd ? sd->balance_fails : 0);
 	SETF(KIND, kind);
 #undef SETF
@@ -472,9 +473,9 @@ static void fill_features(struct mlb_features *f, struct task_struct *p, struct 
 static bool mlb_decide(const struct mlb_features *f)
 {
 	struct mlb_heur_params hp = {
-		.imbal_pct = imbal_pct,
-		.numa_imbal_pct = numa_imbal_pct,
-		.max_recent_migr = max_recent_migr,
+	    .imbal_pct = imbal_pct,
+	    .numa_imbal_pct = numa_imbal_pct,
+	    .max_recent_migr = max_recent_migr,
 	};
 	bool go;
 
@@ -550,7 +551,7 @@ static s32 select_cpu_outside(struct task_struct *p, struct task_ctx *tctx)
 
 		if (cpu < 0)
 			continue;
-		struct mlb_move mv = { tctx->dom, dom_of_cpu(cpu), cpu, MLB_KIND_WAKEUP };
+		struct mlb_move mv = {tctx->dom, dom_of_cpu(cpu), cpu, MLB_KIND_WAKEUP};
 
 		if (!decide_move(p, tctx, &mv))
 			return -1;
@@ -679,7 +680,7 @@ void BPF_STRUCT_OPS(mlb_enqueue, struct task_struct *p, u64 enq_flags)
  */
 __noinline int mlb_try_pull(s32 cpu, u32 dst, u32 src)
 {
-	struct mlb_move mv = { src, dst, cpu, MLB_KIND_PULL };
+	struct mlb_move mv = {src, dst, cpu, MLB_KIND_PULL};
 	struct bpf_iter_scx_dsq it;
 	struct task_struct *p;
 	bool moved = false;
@@ -890,7 +891,7 @@ __noinline int mlb_balance_pair(u32 src, u32 dst)
 	u32 ns = dom_cpu_count(src), nd = dom_cpu_count(dst), seen = 0, moved = 0;
 	struct dom_ctx *sd = lookup_dom(src), *dd = lookup_dom(dst);
 	const struct cpumask *dm;
-	struct mlb_move mv = { src, dst, -1, MLB_KIND_BALANCE };
+	struct mlb_move mv = {src, dst, -1, MLB_KIND_BALANCE};
 	struct bpf_iter_scx_dsq it;
 	struct task_struct *p;
 
@@ -1116,19 +1117,19 @@ void BPF_STRUCT_OPS(mlb_exit, struct scx_exit_info *ei)
 
 SEC(".struct_ops.link")
 struct sched_ext_ops mlb_ops = {
-	.select_cpu = (void *)mlb_select_cpu,
-	.enqueue = (void *)mlb_enqueue,
-	.dispatch = (void *)mlb_dispatch,
-	.runnable = (void *)mlb_runnable,
-	.running = (void *)mlb_running,
-	.stopping = (void *)mlb_stopping,
-	.quiescent = (void *)mlb_quiescent,
-	.set_weight = (void *)mlb_set_weight,
-	.init_task = (void *)mlb_init_task,
-	.enable = (void *)mlb_enable,
-	.disable = (void *)mlb_disable,
-	.init = (void *)mlb_init,
-	.exit = (void *)mlb_exit,
-	.timeout_ms = 10000,
-	.name = "scx_mlb",
+    .select_cpu = (void *)mlb_select_cpu,
+    .enqueue = (void *)mlb_enqueue,
+    .dispatch = (void *)mlb_dispatch,
+    .runnable = (void *)mlb_runnable,
+    .running = (void *)mlb_running,
+    .stopping = (void *)mlb_stopping,
+    .quiescent = (void *)mlb_quiescent,
+    .set_weight = (void *)mlb_set_weight,
+    .init_task = (void *)mlb_init_task,
+    .enable = (void *)mlb_enable,
+    .disable = (void *)mlb_disable,
+    .init = (void *)mlb_init,
+    .exit = (void *)mlb_exit,
+    .timeout_ms = 10000,
+    .name = "scx_mlb",
 };

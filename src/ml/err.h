@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 static inline void set_err(char *err, size_t errsz, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 static inline void set_err(char *err, size_t errsz, const char *fmt, ...)
 {
 	va_list ap;

@@ -12,7 +12,6 @@
 #include "mlb/heuristic.h"
 #include "check.h"
 
-
 /* The decay against 2^(-dt/H): within 4.5% of the distance (+1 for truncation), inside the
  * interval, monotone in dt. */
 static void test_decay(void)
@@ -63,7 +62,7 @@ static void test_load_units(void)
 
 static struct mlb_features base(u32 kind)
 {
-	struct mlb_features f = { 0 };
+	struct mlb_features f = {0};
 
 	f.v[MLB_F_KIND] = kind;
 	f.v[MLB_F_TASK_WEIGHT] = 100;
@@ -75,7 +74,7 @@ static struct mlb_features base(u32 kind)
 
 static void test_heuristic(void)
 {
-	struct mlb_heur_params hp = { .imbal_pct = 10, .numa_imbal_pct = 20, .max_recent_migr = 8 };
+	struct mlb_heur_params hp = {.imbal_pct = 10, .numa_imbal_pct = 20, .max_recent_migr = 8};
 	struct mlb_features f;
 
 	/* balance: 2.0 vs 1.0 per CPU is imbalanced; 1.05 vs 1.0 is not (10% of 1.025). */

@@ -14,7 +14,6 @@
 #include "mlb.h"
 #include "check.h"
 
-
 static char root[256];
 
 static void put(const char *text, const char *fmt, ...)
@@ -73,8 +72,8 @@ static void test_numa(void)
 	put("4-8,10\n", "%s/devices/system/node/node1/cpulist", root);
 	put("10 21\n", "%s/devices/system/node/node0/distance", root);
 	put("21 10\n", "%s/devices/system/node/node1/distance", root);
-	const char *l3[] = { "0-1", "0-1", "2-3", "2-3", "4-5", "4-5", "6-8,10", "6-8,10", "6-8,10",
-			     "", "6-8,10" };
+	const char *l3[] = {"0-1",    "0-1",	"2-3",	  "2-3", "4-5",	  "4-5",
+			    "6-8,10", "6-8,10", "6-8,10", "",	 "6-8,10"};
 	for (int c = 0; c <= 10; c++) {
 		if (c == 9)
 			continue;
