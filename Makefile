@@ -24,7 +24,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -mcpu=v3 -Wall -Werror 
 DEPS_STAMP := /var/lib/scx_mlb-deps.v1
 KERNEL_DIR := $(B)/kernel
 
-.PHONY: all deps kernel run test test-unit test-vm bench-nn format clean
+.PHONY: all deps kernel run test test-unit test-vm bench-nn fuzz-corpus format clean
 all: $(B)/scx_mlb
 
 deps: $(DEPS_STAMP)

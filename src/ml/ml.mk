@@ -32,7 +32,7 @@ nn-bpf-exact_LDLIBS := $(LDLIBS_BPF)
 $(B)/tests/unit/gradcheck: $(gradcheck_SRCS)
 $(B)/tests/unit/train-known: $(train-known_SRCS)
 $(B)/tests/unit/quant-agreement: $(quant-agreement_SRCS)
-$(B)/tests/unit/model-reject: $(model-reject_SRCS)
+$(B)/tests/unit/model-reject: $(model-reject_SRCS) tests/fuzz/model_bytes.h
 $(B)/tests/unit/nn-bpf-exact: $(nn-bpf-exact_SRCS) $(B)/ml/nn_test.skel.h
 
 # libFuzzer target for the model loader; tests/unit/fuzz-model.sh runs it on its corpus.
@@ -41,6 +41,22 @@ $(B)/ml/fuzz-model: tests/fuzz/fuzz_model.c src/ml/model.c $(ML_HDRS)
 	$(CLANG) -g -O1 -Wall -Wextra -Werror -Iinclude -Isrc -D_GNU_SOURCE \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		-o $@ tests/fuzz/fuzz_model.c src/ml/model.c
+
+# The fuzzer's seed corpus, regenerated when the model format changes: three small trained
+# models (valid-*.mlb) and the first one damaged in each way the loader refuses (bad-*.mlb).
+$(B)/ml/make-corpus: tests/fuzz/make_corpus.c tests/fuzz/model_bytes.h src/ml/model.c $(ML_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Isrc -o $@ tests/fuzz/make_corpus.c src/ml/model.c
+
+fuzz-corpus: $(B)/ml/make-corpus $(B)/mlb-model
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	$(B)/mlb-model synth --seed=7 3000 $$tmp/d.csv >/dev/null && \
+	$(B)/mlb-model train -H 4 -e 5 -o $$tmp/a.mlb $$tmp/d.csv >/dev/null && \
+	$(B)/mlb-model train -H 3,2 -e 5 -o $$tmp/b.mlb $$tmp/d.csv >/dev/null && \
+	$(B)/mlb-model train -H none -e 5 -o $$tmp/c.mlb $$tmp/d.csv >/dev/null && \
+	rm -f tests/fuzz/model-corpus/*.mlb && \
+	$(B)/ml/make-corpus tests/fuzz/model-corpus $$tmp/a.mlb $$tmp/b.mlb $$tmp/c.mlb && \
+	ls tests/fuzz/model-corpus
 
 # Benchmark of the fixed-point network (not a test): key=value lines on stdout.
 $(B)/ml/bench-nn: bench/nn/bench_nn.c $(ML_SRCS) $(ML_HDRS) $(B)/ml/nn_test.skel.h

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -17,10 +18,9 @@
 /* Fixed part of the file: header (32 bytes) and, at the end, the CRC32. */
 #define HDR_SIZE       32
 #define FEAT_SIZE      (MLB_MODEL_NAME_LEN + 5 * 4)
-#define LAYER_HDR_SIZE 16
+#define LAYER_HDR_SIZE 20
 #define META_SIZE      (4 * 8 + 12 * 4 + MLB_MODEL_NAME_LEN)
 #define CRC_SIZE       4
-
 
 u32 mlb_crc32(const void *buf, size_t len)
 {
@@ -57,7 +57,7 @@ static int all_zero(const void *p, size_t len)
 
 int mlb_nn_validate(const struct mlb_nn_model *nn, char *err, size_t errsz)
 {
-	u32 l, i, j, prev;
+	u32 l, i, j, prev, in_frac = MLB_NN_IN_FRAC;
 
 	if (nn->magic != MLB_NN_MAGIC) {
 		set_err(err, errsz, "bad network magic 0x%08x", nn->magic);
@@ -85,16 +85,20 @@ int mlb_nn_validate(const struct mlb_nn_model *nn, char *err, size_t errsz)
 			}
 			continue;
 		}
-		if (n->lo > n->hi || (s64)n->hi - n->lo > MLB_NN_SPAN_MAX) {
-			set_err(err, errsz, "input %u: range [%d, %d] empty or wider than 2^26", i,
-				n->lo, n->hi);
+		if (n->lo > n->hi || n->hi - n->lo > MLB_NN_SPAN_MAX || n->lo < INT32_MIN ||
+		    n->hi > INT32_MAX) {
+			set_err(err, errsz, "input %u: range [%lld, %lld] empty or wider than 2^26",
+				i, (long long)n->lo, (long long)n->hi);
 			return -EINVAL;
 		}
 		if (n->offset < n->lo || n->offset > n->hi || n->mult < 0 ||
-		    n->shift > MLB_NN_SHIFT_MAX) {
+		    n->mult > MLB_NN_MULT_MAX || n->shift > MLB_NN_SHIFT_MAX ||
+		    n->half != mlb_nn_half((u32)n->shift)) {
 			set_err(err, errsz,
-				"input %u: normalisation offset %d mult %d shift %u out of range",
-				i, n->offset, n->mult, n->shift);
+				"input %u: normalisation offset %lld mult %lld shift %llu out of "
+				"range or inconsistent",
+				i, (long long)n->offset, (long long)n->mult,
+				(unsigned long long)n->shift);
 			return -EINVAL;
 		}
 	}
@@ -130,37 +134,53 @@ int mlb_nn_validate(const struct mlb_nn_model *nn, char *err, size_t errsz)
 				ly->w_frac, MLB_NN_WFRAC_MAX);
 			return -EINVAL;
 		}
+		if (ly->out_frac > (last ? MLB_NN_FRAC_BITS : MLB_NN_OUT_FRAC_MAX) ||
+		    ly->out_frac > in_frac + ly->w_frac) {
+			set_err(err, errsz,
+				"layer %u: %u output fraction bits, at most %d and at most "
+				"in %u + weight %u",
+				l, ly->out_frac, last ? MLB_NN_FRAC_BITS : MLB_NN_OUT_FRAC_MAX,
+				in_frac, ly->w_frac);
+			return -EINVAL;
+		}
+		if (ly->shift != in_frac + ly->w_frac - ly->out_frac) {
+			set_err(err, errsz, "layer %u: shift %u, expected %u + %u - %u", l,
+				ly->shift, in_frac, ly->w_frac, ly->out_frac);
+			return -EINVAL;
+		}
 		for (j = 0; j < MLB_NN_WIDTH; j++) {
-			if (j >= ly->n_out) {
-				if (ly->b[j] || !all_zero(ly->w[j], sizeof(ly->w[j]))) {
-					set_err(err, errsz, "layer %u: unused row %u is not zero",
-						l, j);
-					return -EINVAL;
-				}
-				continue;
-			}
-			if (ly->b[j] > MLB_NN_ACT_MAX || ly->b[j] < -MLB_NN_ACT_MAX) {
-				set_err(err, errsz, "layer %u: bias %u = %d out of range", l, j,
-					ly->b[j]);
-				return -EINVAL;
-			}
-			for (i = 0; i < MLB_NN_WIDTH; i++) {
-				s64 w = ly->w[j][i];
+			s64 b = mlb_nn_bias(ly, j), l1 = 0;
 
-				if (i >= ly->n_in && w) {
+			for (i = 0; i < MLB_NN_WIDTH; i++) {
+				s64 w = mlb_nn_weight(ly, j, i);
+
+				if ((i >= ly->n_in || j >= ly->n_out) && w) {
 					set_err(err, errsz,
 						"layer %u: unused weight [%u][%u] is %lld", l, j, i,
 						(long long)w);
 					return -EINVAL;
 				}
-				if (w > MLB_NN_W_MAX || w < -MLB_NN_W_MAX) {
-					set_err(err, errsz,
-						"layer %u: weight [%u][%u] = %lld out of range", l,
-						j, i, (long long)w);
-					return -EINVAL;
-				}
+				l1 += w < 0 ? -w : w;
+			}
+			if (j >= ly->n_out && b) {
+				set_err(err, errsz, "layer %u: unused bias %u is %lld", l, j,
+					(long long)b);
+				return -EINVAL;
+			}
+			if (b > MLB_NN_B_MAX || b < -MLB_NN_B_MAX) {
+				set_err(err, errsz, "layer %u: bias %u = %lld out of range", l, j,
+					(long long)b);
+				return -EINVAL;
+			}
+			if (l1 > MLB_NN_ROW_L1_MAX) {
+				set_err(err, errsz,
+					"layer %u: weights of unit %u sum to %lld in magnitude, "
+					"more than %d",
+					l, j, (long long)l1, MLB_NN_ROW_L1_MAX);
+				return -EINVAL;
 			}
 		}
+		in_frac = ly->out_frac;
 		prev = ly->n_out;
 	}
 	return 0;
@@ -198,8 +218,9 @@ int mlb_model_validate(const struct mlb_model *m, char *err, size_t errsz)
 		}
 		if (m->nn.norm[i].lo != d->min || m->nn.norm[i].hi != d->max) {
 			set_err(err, errsz,
-				"feature %s: range [%d, %d], the scheduler's is [%d, %d]", d->name,
-				m->nn.norm[i].lo, m->nn.norm[i].hi, d->min, d->max);
+				"feature %s: range [%lld, %lld], the scheduler's is [%d, %d]",
+				d->name, (long long)m->nn.norm[i].lo, (long long)m->nn.norm[i].hi,
+				d->min, d->max);
 			return -EINVAL;
 		}
 	}
@@ -311,7 +332,7 @@ int mlb_model_encode(const struct mlb_model *m, void **buf, size_t *len, char *e
 	put(&w, MLB_MODEL_MAGIC, 8);
 	put_u32(&w, MLB_MODEL_VERSION);
 	put_u32(&w, (u32)w.cap);
-	put_u32(&w, MLB_NN_FRAC_BITS);
+	put_u32(&w, MLB_NN_IN_FRAC);
 	put_u32(&w, nn->n_in);
 	put_u32(&w, nn->n_layers);
 	put_u32(&w, nn->n_out);
@@ -323,7 +344,7 @@ int mlb_model_encode(const struct mlb_model *m, void **buf, size_t *len, char *e
 		put_u32(&w, (u32)n->hi);
 		put_u32(&w, (u32)n->offset);
 		put_u32(&w, (u32)n->mult);
-		put_u32(&w, n->shift);
+		put_u32(&w, (u32)n->shift);
 	}
 	for (l = 0; l < nn->n_layers; l++) {
 		const struct mlb_nn_layer *ly = &nn->layer[l];
@@ -331,12 +352,14 @@ int mlb_model_encode(const struct mlb_model *m, void **buf, size_t *len, char *e
 		put_u32(&w, ly->n_in);
 		put_u32(&w, ly->n_out);
 		put_u32(&w, ly->w_frac);
+		put_u32(&w, ly->out_frac);
 		put_u32(&w, ly->relu);
+		/* validated: every value fits s32 */
 		for (j = 0; j < ly->n_out; j++)
-			put_u32(&w, (u32)ly->b[j]);
+			put_u32(&w, (u32)(s32)mlb_nn_bias(ly, j));
 		for (j = 0; j < ly->n_out; j++)
 			for (i = 0; i < ly->n_in; i++)
-				put_u32(&w, (u32)(s32)ly->w[j][i]); /* validated: fits */
+				put_u32(&w, (u32)(s32)mlb_nn_weight(ly, j, i));
 	}
 	put_u64(&w, mt->created);
 	put_u64(&w, mt->n_train);
@@ -369,7 +392,7 @@ int mlb_model_decode(const void *buf, size_t len, struct mlb_model *out, char *e
 	struct mlb_model *m;
 	struct mlb_nn_model *nn;
 	struct mlb_model_meta *mt;
-	u32 version, size, frac, crc, i, j, l;
+	u32 version, size, frac, crc, i, j, l, in_frac = MLB_NN_IN_FRAC;
 	char magic[8];
 	int ret = -EINVAL;
 
@@ -402,9 +425,9 @@ int mlb_model_decode(const void *buf, size_t len, struct mlb_model *out, char *e
 		return -EINVAL;
 	}
 	frac = get_u32(&r);
-	if (frac != MLB_NN_FRAC_BITS) {
-		set_err(err, errsz, "Q format with %u fraction bits, this build uses %d", frac,
-			MLB_NN_FRAC_BITS);
+	if (frac != MLB_NN_IN_FRAC) {
+		set_err(err, errsz, "inputs with %u fraction bits, this build uses %d", frac,
+			MLB_NN_IN_FRAC);
 		return -EINVAL;
 	}
 
@@ -434,6 +457,7 @@ int mlb_model_decode(const void *buf, size_t len, struct mlb_model *out, char *e
 		n->offset = (s32)get_u32(&r);
 		n->mult = (s32)get_u32(&r);
 		n->shift = get_u32(&r);
+		n->half = mlb_nn_half((u32)n->shift); /* derived; a bad shift is refused later */
 	}
 	for (l = 0; l < nn->n_layers && !r.bad; l++) {
 		struct mlb_nn_layer *ly = &nn->layer[l];
@@ -441,7 +465,11 @@ int mlb_model_decode(const void *buf, size_t len, struct mlb_model *out, char *e
 		ly->n_in = get_u32(&r);
 		ly->n_out = get_u32(&r);
 		ly->w_frac = get_u32(&r);
+		ly->out_frac = get_u32(&r);
 		ly->relu = get_u32(&r);
+		/* derived; an inconsistent triple wraps and mlb_nn_validate() names it */
+		ly->shift = in_frac + ly->w_frac - ly->out_frac;
+		in_frac = ly->out_frac;
 		if (ly->n_in < 1 || ly->n_in > MLB_NN_WIDTH || ly->n_out < 1 ||
 		    ly->n_out > MLB_NN_WIDTH) {
 			set_err(err, errsz, "layer %u: shape %u x %u out of range", l, ly->n_out,
@@ -449,10 +477,10 @@ int mlb_model_decode(const void *buf, size_t len, struct mlb_model *out, char *e
 			goto out;
 		}
 		for (j = 0; j < ly->n_out; j++)
-			ly->b[j] = (s32)get_u32(&r);
+			mlb_nn_set_bias(ly, j, (s32)get_u32(&r));
 		for (j = 0; j < ly->n_out; j++)
 			for (i = 0; i < ly->n_in; i++)
-				ly->w[j][i] = (s32)get_u32(&r);
+				mlb_nn_set_weight(ly, j, i, (s32)get_u32(&r));
 	}
 	mt->created = get_u64(&r);
 	mt->n_train = get_u64(&r);
@@ -610,7 +638,7 @@ void mlb_model_dump(FILE *f, const struct mlb_model *m)
 	time_t t = (time_t)mt->created;
 	char when[64] = "?";
 	struct tm tm;
-	u32 i, j, l;
+	u32 i, j, l, in_frac;
 
 	if (gmtime_r(&t, &tm))
 		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
@@ -619,7 +647,10 @@ void mlb_model_dump(FILE *f, const struct mlb_model *m)
 	for (l = 0; l < nn->n_layers; l++)
 		fprintf(f, "-%u", nn->layer[l].n_out);
 	fprintf(f, " (ReLU hidden layers, linear output; output 0 = migrate logit)\n");
-	fprintf(f, "number format: Q15.16 activations (1.0 = %d), s64 accumulators\n", MLB_NN_ONE);
+	fprintf(f,
+		"number format: activations |a| <= %d with per-layer fraction bits, inputs "
+		"Q4.%d, unit pairs packed in s64 words, score Q15.16\n",
+		MLB_NN_ACT_MAX, MLB_NN_IN_FRAC);
 	fprintf(f,
 		"trained: %s, label '%s', %llu train + %llu validation samples, %u epochs, "
 		"seed %llu\n",
@@ -638,29 +669,33 @@ void mlb_model_dump(FILE *f, const struct mlb_model *m)
 	fprintf(f, "\nquantization:");
 	print_ppm(f, "agreement", mt->agree_ppm);
 	fprintf(f, " max_score_error=%.6f\n", mt->max_err / (double)MLB_NN_ONE);
-	fprintf(f, "features (x = (clamp(v, lo, hi) - offset) * mult / 2^shift, Q15.16):\n");
+	fprintf(f, "features (x = (clamp(v, lo, hi) - offset) * mult / 2^shift, Q4.%d):\n",
+		MLB_NN_IN_FRAC);
 	fprintf(f, "  %-3s %-20s %9s %9s %9s %11s %5s %12s\n", "#", "name", "lo", "hi", "offset",
 		"mult", "shift", "scale(1/std)");
 	for (i = 0; i < nn->n_in; i++) {
 		const struct mlb_nn_norm *n = &nn->norm[i];
-		double scale = n->mult / (double)((u64)1 << n->shift) / MLB_NN_ONE;
+		double scale = n->mult / (double)((u64)1 << n->shift) / (1 << MLB_NN_IN_FRAC);
 
-		fprintf(f, "  %-3u %-20s %9d %9d %9d %11d %5u %12.6g\n", i, m->feature[i], n->lo,
-			n->hi, n->offset, n->mult, n->shift, scale);
+		fprintf(f, "  %-3u %-20s %9lld %9lld %9lld %11lld %5llu %12.6g\n", i, m->feature[i],
+			(long long)n->lo, (long long)n->hi, (long long)n->offset,
+			(long long)n->mult, (unsigned long long)n->shift, scale);
 	}
-	for (l = 0; l < nn->n_layers; l++) {
+	for (l = 0, in_frac = MLB_NN_IN_FRAC; l < nn->n_layers; l++) {
 		const struct mlb_nn_layer *ly = &nn->layer[l];
 		double ws = 1.0 / (double)((u64)1 << ly->w_frac);
+		double bs = ws / (double)((u64)1 << in_frac);
 
-		fprintf(f, "layer %u: %u -> %u, %s, weights Q%u.%u (x %.3g), bias Q15.16\n", l,
-			ly->n_in, ly->n_out, ly->relu ? "relu" : "linear", 31 - ly->w_frac,
-			ly->w_frac, ws);
+		fprintf(f, "layer %u: %u -> %u, %s, weights x 2^-%u, outputs x 2^-%u, shift %u\n",
+			l, ly->n_in, ly->n_out, ly->relu ? "relu" : "linear", ly->w_frac,
+			ly->out_frac, ly->shift);
 		for (j = 0; j < ly->n_out; j++) {
-			fprintf(f, "  [%2u] b=%9.5f w=", j, ly->b[j] / (double)MLB_NN_ONE);
+			fprintf(f, "  [%2u] b=%9.5f w=", j, mlb_nn_bias(ly, j) * bs);
 			for (i = 0; i < ly->n_in; i++)
-				fprintf(f, "%s%.4f", i ? " " : "", ly->w[j][i] * ws);
+				fprintf(f, "%s%.4f", i ? " " : "", mlb_nn_weight(ly, j, i) * ws);
 			fprintf(f, "\n");
 		}
+		in_frac = ly->out_frac;
 	}
 }
 

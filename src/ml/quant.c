@@ -8,12 +8,13 @@
 #include "quant.h"
 #include "err.h"
 
-/* Hidden activations are rescaled to peak in [QUANT_ACT_LO, QUANT_ACT_HI) on training data. */
-#define QUANT_ACT_LO  64.0
-#define QUANT_ACT_HI  256.0
-#define QUANT_EXP_MAX 24 /* rescaling exponents stay within +-24 */
-#define NORM_MULT_MAX (1 << 30)
-
+/*
+ * A layer's output scale leaves this factor of headroom above the largest |pre-activation|
+ * seen on the training data before MLB_NN_ACT_MAX saturates: inputs the training data did
+ * not show may go further.
+ */
+#define QUANT_HEADROOM 2.0
+#define NORM_MULT_MAX  (1 << 30)
 
 static s32 clamp32(s32 v, s32 lo, s32 hi)
 {
@@ -43,26 +44,27 @@ void mlb_norm_fit(const s32 *x, size_t n, u32 d, const s32 *lo, const s32 *hi,
 		nm->offset = clamp32((s32)llround(mean), lo[i], hi[i]);
 		if (var <= 0.0)
 			continue; /* constant input: mult 0, it contributes nothing */
-		/* x = (v - offset) * mult / 2^shift with mult / 2^shift ~ 65536 / std */
-		scale = MLB_NN_ONE / sqrt(var);
+		/* x = (v - offset) * mult / 2^shift with mult / 2^shift ~ 2^IN_FRAC / std */
+		scale = (1 << MLB_NN_IN_FRAC) / sqrt(var);
 		while (shift < MLB_NN_SHIFT_MAX && scale * 2.0 < NORM_MULT_MAX) {
 			scale *= 2.0;
 			shift++;
 		}
 		nm->mult = scale >= NORM_MULT_MAX ? NORM_MULT_MAX : (s32)llround(scale);
 		nm->shift = shift;
+		nm->half = mlb_nn_half(shift);
 	}
 }
 
 void mlb_norm_apply(const struct mlb_nn_norm *norm, u32 d, const s32 *x, double *out)
 {
-	const double lim = (double)MLB_NN_ACT_MAX / MLB_NN_ONE;
+	const double one = 1 << MLB_NN_IN_FRAC, lim = MLB_NN_ACT_MAX / one;
 
 	for (u32 i = 0; i < d; i++) {
 		const struct mlb_nn_norm *nm = &norm[i];
 		double v = (double)clamp32(x[i], nm->lo, nm->hi) - nm->offset;
 
-		v = v * nm->mult / ldexp(1.0, (int)nm->shift) / MLB_NN_ONE;
+		v = v * nm->mult / ldexp(1.0, (int)nm->shift) / one;
 		out[i] = v > lim ? lim : v < -lim ? -lim : v;
 	}
 }
@@ -81,10 +83,31 @@ static double max_preact(const struct mlp *net, int l, const double *xf, size_t 
 	return m;
 }
 
+/*
+ * Whether layer @l of @net fits the format with @f weight fraction bits when its inputs have
+ * @in_frac: every unit's rounded |weights| sum to at most MLB_NN_ROW_L1_MAX and its rounded
+ * bias is within MLB_NN_B_MAX.
+ */
+static int layer_fits(const struct mlp *net, int l, int f, int in_frac)
+{
+	int n_in = net->size[l], n_out = net->size[l + 1];
+
+	for (int j = 0; j < n_out; j++) {
+		double l1 = 0.0;
+
+		for (int i = 0; i < n_in; i++)
+			l1 += fabs((double)llround(ldexp(net->w[l][j * n_in + i], f)));
+		if (l1 > MLB_NN_ROW_L1_MAX ||
+		    fabs((double)llround(ldexp(net->b[l][j], in_frac + f))) > MLB_NN_B_MAX)
+			return 0;
+	}
+	return 1;
+}
+
 int mlb_quantize(struct mlp *net, const struct mlb_nn_norm *norm, u32 d, const double *xf, size_t n,
 		 struct mlb_nn_model *out, struct mlb_quant_report *rep, char *err, size_t errsz)
 {
-	int L = net->n_layers, l;
+	int L = net->n_layers, l, in_frac = MLB_NN_IN_FRAC;
 
 	if ((int)d != net->size[0] || d > MLB_NN_MAX_IN || net->size[L] != 1 ||
 	    L > MLB_NN_MAX_LAYERS) {
@@ -94,68 +117,49 @@ int mlb_quantize(struct mlp *net, const struct mlb_nn_norm *norm, u32 d, const d
 	memset(out, 0, sizeof(*out));
 	memset(rep, 0, sizeof(*rep));
 	rep->n_layers = L;
-
-	/* 1. Scales: bring each hidden layer's peak pre-activation into [64, 256). */
-	for (l = 0; l < L; l++) {
-		double m = max_preact(net, l, xf, n);
-		int e = 0;
-
-		if (l + 1 < L && m > 0.0) {
-			while (m * ldexp(1.0, e) >= QUANT_ACT_HI && e > -QUANT_EXP_MAX)
-				e--;
-			while (m * ldexp(1.0, e) < QUANT_ACT_LO && e < QUANT_EXP_MAX)
-				e++;
-			/* relu(k z) = k relu(z) for k > 0: scale layer l by k, l + 1 by 1/k */
-			for (int j = 0; j < net->size[l + 1] * net->size[l]; j++)
-				net->w[l][j] = ldexp(net->w[l][j], e);
-			for (int j = 0; j < net->size[l + 1]; j++)
-				net->b[l][j] = ldexp(net->b[l][j], e);
-			for (int j = 0; j < net->size[l + 2] * net->size[l + 1]; j++)
-				net->w[l + 1][j] = ldexp(net->w[l + 1][j], -e);
-			m = ldexp(m, e);
-		}
-		rep->act_exp[l] = e;
-		rep->max_act[l] = m;
-	}
-
-	/* 2. Quantize: per layer, the most fraction bits its largest weight allows. */
 	out->magic = MLB_NN_MAGIC;
 	out->n_in = d;
 	out->n_layers = L;
 	out->n_out = 1;
 	memcpy(out->norm, norm, sizeof(*norm) * d);
+
 	for (l = 0; l < L; l++) {
 		struct mlb_nn_layer *ly = &out->layer[l];
-		int n_in = net->size[l], n_out = net->size[l + 1];
-		double wmax = 0.0;
-		int f = MLB_NN_WFRAC_MAX;
+		int n_in = net->size[l], n_out = net->size[l + 1], last = l + 1 == L;
+		double peak = max_preact(net, l, xf, n);
+		int of = last ? MLB_NN_FRAC_BITS : MLB_NN_OUT_FRAC_MAX, f = MLB_NN_WFRAC_MAX;
 
-		for (int j = 0; j < n_out * n_in; j++)
-			wmax = fmax(wmax, fabs(net->w[l][j]));
-		while (f > 0 && wmax * ldexp(1.0, f) > MLB_NN_W_MAX)
+		/* 1. outputs: the most fraction bits that keep the headroom below saturation */
+		while (of > 0 && peak * QUANT_HEADROOM * ldexp(1.0, of) > MLB_NN_ACT_MAX)
+			of--;
+		/* 2. weights: the most fraction bits the row sums and the biases allow */
+		while (f >= 0 && !layer_fits(net, l, f, in_frac))
 			f--;
-		if (wmax * ldexp(1.0, f) > MLB_NN_W_MAX) {
-			set_err(err, errsz, "layer %d: weight %.3g too large for s32 weights", l,
-				wmax);
+		if (f < 0) {
+			set_err(err, errsz,
+				"layer %d: weights or biases too large for the fixed-point format",
+				l);
 			return -ERANGE;
 		}
+		/* a unit's sum has in_frac + f fraction bits: no more in its output */
+		if (of > in_frac + f)
+			of = in_frac + f;
 		ly->n_in = n_in;
 		ly->n_out = n_out;
 		ly->w_frac = f;
-		ly->relu = l + 1 < L;
-		rep->w_frac[l] = f;
+		ly->out_frac = of;
+		ly->shift = in_frac + f - of;
+		ly->relu = !last;
 		for (int j = 0; j < n_out; j++) {
-			double b = net->b[l][j] * MLB_NN_ONE;
-
-			if (fabs(b) > MLB_NN_ACT_MAX) {
-				set_err(err, errsz, "layer %d: bias %.3g out of the Q15.16 range",
-					l, net->b[l][j]);
-				return -ERANGE;
-			}
-			ly->b[j] = (s32)llround(b);
+			mlb_nn_set_bias(ly, j, llround(ldexp(net->b[l][j], in_frac + f)));
 			for (int i = 0; i < n_in; i++)
-				ly->w[j][i] = (s32)llround(ldexp(net->w[l][j * n_in + i], f));
+				mlb_nn_set_weight(ly, j, i,
+						  llround(ldexp(net->w[l][j * n_in + i], f)));
 		}
+		rep->w_frac[l] = f;
+		rep->out_frac[l] = of;
+		rep->max_act[l] = peak;
+		in_frac = of;
 	}
 	return 0;
 }

@@ -215,7 +215,7 @@ void mlb_train_report_print(FILE *f, const struct mlb_train_report *rep)
 		"quantization: agreement=%.4f%% max_score_error=%.6f scales:", 100.0 * q->agreement,
 		q->max_err);
 	for (int l = 0; l < q->n_layers; l++)
-		fprintf(f, " L%d(w_frac=%u act_scale=2^%d peak=%.1f)", l, q->w_frac[l],
-			q->act_exp[l], q->max_act[l]);
+		fprintf(f, " L%d(w_frac=%u out_frac=%u peak=%.1f)", l, q->w_frac[l],
+			q->out_frac[l], q->max_act[l]);
 	fprintf(f, "\n");
 }

@@ -8,6 +8,8 @@
 #define __MLB_NN_TEST_H
 
 #define NN_TEST_BATCH 4096 /* inputs per run_batch call */
+/* Inputs of the small benchmark network (15-16-8-1, the reference's shape). */
+#define NN_BENCH_SMALL_IN 15
 
 /* Inputs have a row stride of MLB_NN_MAX_IN; the model uses the first n_in. */
 struct nn_test_input {
@@ -16,7 +18,8 @@ struct nn_test_input {
 
 struct nn_test_args {
 	u32 n;	  /* run_batch: inputs to run; bench: inferences */
-	u32 n_in; /* run_batch: features per input (MLB_NR_FEATURES or MLB_NN_MAX_IN) */
+	u32 n_in; /* features per input: run_batch MLB_NR_FEATURES or MLB_NN_MAX_IN, bench
+		   * MLB_NR_FEATURES or NN_BENCH_SMALL_IN */
 	s32 err;  /* out: inferences that returned an error */
 	u32 pad;
 	u64 ns;	 /* bench out: elapsed ns */

@@ -5,12 +5,14 @@
  * feature lists, bad checksums and out-of-range contents.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "mlb/features.h"
 #include "ml/model.h"
+#include "../fuzz/model_bytes.h"
 #include "ml/rng.h"
 
 /* File offsets (docs/model.md): header, per-feature records, then layers. */
@@ -20,22 +22,11 @@
 #define OFF_FEAT    32
 #define FEAT_SIZE   52
 #define OFF_LAYER0  (OFF_FEAT + MLB_NR_FEATURES * FEAT_SIZE)
+/* layer 0: n_in, n_out, w_frac, out_frac, relu, 16 biases, then w[0][0..] */
+#define OFF_W0 (OFF_LAYER0 + 20 + 16 * 4)
 
 static int fails;
 static struct mlb_model *sentinel, *out;
-
-static void put32(u8 *p, u32 v)
-{
-	p[0] = v;
-	p[1] = v >> 8;
-	p[2] = v >> 16;
-	p[3] = v >> 24;
-}
-
-static void fix_crc(u8 *buf, size_t len)
-{
-	put32(buf + len - 4, mlb_crc32(buf, len - 4));
-}
 
 /* Decoding @buf must fail, name @what in the reason, and leave the output untouched. */
 static void expect_refused(const char *name, const u8 *buf, size_t len, const char *what)
@@ -71,20 +62,28 @@ static void make_model(struct mlb_model *m)
 		const struct mlb_feature_desc *d = &mlb_feature_descs[i];
 
 		snprintf(m->feature[i], MLB_MODEL_NAME_LEN, "%s", d->name);
-		m->nn.norm[i] = (struct mlb_nn_norm){d->min, d->max, d->min + (d->max - d->min) / 2,
-						     (s32)mlb_rng_below(&r, 1 << 30), 20};
+		m->nn.norm[i] = (struct mlb_nn_norm){d->min,
+						     d->max,
+						     d->min + (d->max - d->min) / 2,
+						     (s32)mlb_rng_below(&r, 1 << 30),
+						     20,
+						     mlb_nn_half(20)};
 	}
-	for (int l = 0; l < 3; l++) {
+	for (int l = 0, in_frac = MLB_NN_IN_FRAC; l < 3; l++) {
 		struct mlb_nn_layer *ly = &m->nn.layer[l];
+		s64 wmax = MLB_NN_ROW_L1_MAX / sizes[l]; /* every row sum within the bound */
 
 		ly->n_in = sizes[l];
 		ly->n_out = sizes[l + 1];
-		ly->w_frac = 20;
+		ly->w_frac = 12;
+		ly->out_frac = 10;
+		ly->shift = in_frac + ly->w_frac - ly->out_frac;
 		ly->relu = l < 2;
+		in_frac = ly->out_frac;
 		for (u32 j = 0; j < ly->n_out; j++) {
-			ly->b[j] = (s32)mlb_rng_range(&r, -65536, 65536);
+			mlb_nn_set_bias(ly, j, mlb_rng_range(&r, -(1 << 20), 1 << 20));
 			for (u32 i = 0; i < ly->n_in; i++)
-				ly->w[j][i] = mlb_rng_range(&r, -MLB_NN_W_MAX, MLB_NN_W_MAX);
+				mlb_nn_set_weight(ly, j, i, mlb_rng_range(&r, -wmax, wmax));
 		}
 	}
 	m->meta = (struct mlb_model_meta){.created = 1764720000,
@@ -118,6 +117,29 @@ int main(void)
 	if (mlb_crc32("123456789", 9) != 0xcbf43926) {
 		fprintf(stderr, "FAIL: CRC32 check value 0x%08x\n", mlb_crc32("123456789", 9));
 		return 1;
+	}
+
+	/* packed pairs: any two s32 values round-trip, the extremes included */
+	{
+		static struct mlb_nn_layer ly;
+		const s64 v[] = {0, 1, -1, -885, INT32_MIN, INT32_MAX, MLB_NN_ROW_L1_MAX};
+
+		for (size_t a = 0; a < sizeof(v) / sizeof(v[0]); a++) {
+			for (size_t b = 0; b < sizeof(v) / sizeof(v[0]); b++) {
+				mlb_nn_set_weight(&ly, 2, 5, v[a]);
+				mlb_nn_set_weight(&ly, 3, 5, v[b]);
+				mlb_nn_set_bias(&ly, 3, v[a]);
+				mlb_nn_set_bias(&ly, 2, v[b]);
+				if (mlb_nn_weight(&ly, 2, 5) != v[a] ||
+				    mlb_nn_weight(&ly, 3, 5) != v[b] ||
+				    mlb_nn_bias(&ly, 3) != v[a] || mlb_nn_bias(&ly, 2) != v[b]) {
+					fprintf(stderr,
+						"FAIL: pair (%lld, %lld) does not round-trip\n",
+						(long long)v[a], (long long)v[b]);
+					fails++;
+				}
+			}
+		}
 	}
 
 	/* a valid model round-trips exactly */
@@ -220,15 +242,28 @@ int main(void)
 	fix_crc(bad, len);
 	expect_refused("w_frac too large", bad, len, "fraction");
 	memcpy(bad, buf, len);
-	put32(bad + OFF_LAYER0 + 12, 0); /* relu off on a hidden layer */
+	put32(bad + OFF_LAYER0 + 12, MLB_NN_OUT_FRAC_MAX + 1); /* out_frac */
+	fix_crc(bad, len);
+	expect_refused("out_frac too large", bad, len, "output fraction");
+	memcpy(bad, buf, len);
+	put32(bad + OFF_LAYER0 + 12, MLB_NN_IN_FRAC + 12 + 1); /* more than the sum carries */
+	fix_crc(bad, len);
+	expect_refused("out_frac > in + w_frac", bad, len, "output fraction");
+	memcpy(bad, buf, len);
+	put32(bad + OFF_LAYER0 + 16, 0); /* relu off on a hidden layer */
 	fix_crc(bad, len);
 	expect_refused("hidden layer without relu", bad, len, "relu");
 	memcpy(bad, buf, len);
-	put32(bad + OFF_LAYER0 + 16 + 16 * 4, MLB_NN_W_MAX + 1); /* w[0][0] */
+	put32(bad + OFF_W0, MLB_NN_ROW_L1_MAX + 1); /* w[0][0] */
 	fix_crc(bad, len);
-	expect_refused("weight too large", bad, len, "weight");
+	expect_refused("weight too large", bad, len, "weights of unit 0");
 	memcpy(bad, buf, len);
-	put32(bad + OFF_LAYER0 + 16, (u32)-MLB_NN_ACT_MAX - 1); /* b[0] */
+	for (i = 0; i < MLB_NR_FEATURES; i++) /* each small, together over the bound */
+		put32(bad + OFF_W0 + 4 * i, MLB_NN_ROW_L1_MAX / 16);
+	fix_crc(bad, len);
+	expect_refused("row sum too large", bad, len, "sum to");
+	memcpy(bad, buf, len);
+	put32(bad + OFF_LAYER0 + 20, (u32)-MLB_NN_B_MAX - 1); /* b[0] */
 	fix_crc(bad, len);
 	expect_refused("bias too large", bad, len, "bias");
 	memcpy(bad, buf, len);
@@ -258,10 +293,31 @@ int main(void)
 
 	/* the encoder refuses what the decoder would */
 	memcpy(out, m, sizeof(*m));
-	out->nn.layer[1].w[0][20] = 1; /* past n_in */
+	mlb_nn_set_weight(&out->nn.layer[1], 0, 20, 1); /* past n_in */
 	vbuf = NULL;
 	if (!mlb_model_encode(out, &vbuf, &len, err, sizeof(err)) || vbuf) {
 		fprintf(stderr, "FAIL: encoder accepted a non-zero padding weight\n");
+		fails++;
+	}
+	/* the other half of the output layer's only pair is unit 1, past n_out = 1 */
+	memcpy(out, m, sizeof(*m));
+	mlb_nn_set_weight(&out->nn.layer[2], 1, 0, -1);
+	vbuf = NULL;
+	if (!mlb_model_encode(out, &vbuf, &len, err, sizeof(err)) || vbuf ||
+	    !strstr(err, "unused weight")) {
+		fprintf(stderr, "FAIL: encoder accepted a weight of a unit past n_out: %s\n", err);
+		fails++;
+	}
+	memcpy(out, m, sizeof(*m));
+	out->nn.norm[3].half++;
+	if (!mlb_model_encode(out, &vbuf, &len, err, sizeof(err)) || !strstr(err, "inconsistent")) {
+		fprintf(stderr, "FAIL: encoder accepted a wrong rounding constant: %s\n", err);
+		fails++;
+	}
+	memcpy(out, m, sizeof(*m));
+	out->nn.layer[0].shift++;
+	if (!mlb_model_encode(out, &vbuf, &len, err, sizeof(err)) || !strstr(err, "shift")) {
+		fprintf(stderr, "FAIL: encoder accepted an inconsistent shift: %s\n", err);
 		fails++;
 	}
 

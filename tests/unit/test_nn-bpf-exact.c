@@ -32,7 +32,7 @@ static s32 rand_s32(struct mlb_rng *r, s64 lo, s64 hi)
 /* A random model that mlb_nn_validate() accepts. @wide: weights over their whole range. */
 static void random_model(struct mlb_rng *r, struct mlb_nn_model *m, u32 n_in, int wide)
 {
-	u32 sizes[MLB_NN_MAX_LAYERS + 1], l, i, j;
+	u32 sizes[MLB_NN_MAX_LAYERS + 1], l, i, j, in_frac;
 	char err[256];
 
 	memset(m, 0, sizeof(*m));
@@ -55,31 +55,51 @@ static void random_model(struct mlb_rng *r, struct mlb_nn_model *m, u32 n_in, in
 			n->mult = rand_s32(r, 0, MLB_NN_MULT_MAX);
 			n->shift = mlb_rng_below(r, MLB_NN_SHIFT_MAX + 1);
 		} else {
-			/* like a trained model: the range maps to a few units of Q15.16 */
+			/* like a trained model: the range maps to a few units of Q4.11 */
 			double mult;
 
 			n->shift = 10 + mlb_rng_below(r, 20);
-			mult = (double)((s64)MLB_NN_ONE << n->shift) / (span + 1) *
+			mult = (double)((s64)1 << (MLB_NN_IN_FRAC + n->shift)) / (span + 1) *
 			       (0.25 + mlb_rng_uniform(r));
 			n->mult = mult > MLB_NN_MULT_MAX ? MLB_NN_MULT_MAX : (s32)mult;
 		}
+		n->half = mlb_nn_half((u32)n->shift);
 	}
-	for (l = 0; l < m->n_layers; l++) {
+	for (l = 0, in_frac = MLB_NN_IN_FRAC; l < m->n_layers; l++) {
 		struct mlb_nn_layer *ly = &m->layer[l];
+		int last = l + 1 == m->n_layers;
 		u32 f = mlb_rng_below(r, MLB_NN_WFRAC_MAX + 1);
-		/* narrow: |w| <= 1.0 as a trained model has them */
-		s32 wmax = wide ? MLB_NN_W_MAX : (1 << f) > MLB_NN_W_MAX ? MLB_NN_W_MAX : 1 << f;
+		u32 of_max = last ? MLB_NN_FRAC_BITS : MLB_NN_OUT_FRAC_MAX;
+		/* every row's |w| sum within MLB_NN_ROW_L1_MAX; narrow: |w| <= 1.0 as well */
+		s64 wmax = MLB_NN_ROW_L1_MAX / sizes[l];
+		s64 bmax = wide ? MLB_NN_B_MAX : (s64)1 << (in_frac + f);
 
+		if (!wide && wmax > (s64)1 << f)
+			wmax = (s64)1 << f;
+		if (bmax > MLB_NN_B_MAX)
+			bmax = MLB_NN_B_MAX;
+		if (of_max > in_frac + f)
+			of_max = in_frac + f;
 		ly->n_in = sizes[l];
 		ly->n_out = sizes[l + 1];
 		ly->w_frac = f;
-		ly->relu = l + 1 < m->n_layers;
+		ly->out_frac = mlb_rng_below(r, of_max + 1);
+		ly->shift = in_frac + f - ly->out_frac;
+		ly->relu = !last;
 		for (j = 0; j < ly->n_out; j++) {
-			ly->b[j] = rand_s32(r, wide ? -MLB_NN_ACT_MAX : -(1 << 17),
-					    wide ? MLB_NN_ACT_MAX : 1 << 17);
+			mlb_nn_set_bias(ly, j, mlb_rng_range(r, -bmax, bmax));
+			if (wide && !mlb_rng_below(r, 4)) {
+				/* the whole row budget on one input */
+				i = mlb_rng_below(r, ly->n_in);
+				mlb_nn_set_weight(ly, j, i,
+						  mlb_rng_below(r, 2) ? MLB_NN_ROW_L1_MAX
+								      : -MLB_NN_ROW_L1_MAX);
+				continue;
+			}
 			for (i = 0; i < ly->n_in; i++)
-				ly->w[j][i] = rand_s32(r, -wmax, wmax);
+				mlb_nn_set_weight(ly, j, i, mlb_rng_range(r, -wmax, wmax));
 		}
+		in_frac = ly->out_frac;
 	}
 	if (mlb_nn_validate(m, err, sizeof(err))) {
 		fprintf(stderr, "FAIL: generated an invalid model: %s\n", err);
@@ -206,10 +226,13 @@ int main(void)
 			}
 			for (u32 o = 0; o < m->n_out; o++) {
 				s32 u = mlb_nn_output(&s, o), b = skel->bss->outputs[t][o];
+				/* a saturated output, in Q15.16 */
+				s64 smax =
+				    (s64)MLB_NN_ACT_MAX
+				    << (MLB_NN_FRAC_BITS - m->layer[m->n_layers - 1].out_frac);
+				int sat = u == smax || u == -smax;
 
 				compared++;
-				int sat = u == MLB_NN_ACT_MAX || u == -MLB_NN_ACT_MAX;
-
 				saturated += sat;
 				narrow += !(k % 2);
 				narrow_sat += !(k % 2) && sat;
