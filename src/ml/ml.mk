@@ -1,6 +1,6 @@
 # scx_mlb machine learning: the mlb-model tool, its host tests, the BPF build of the fixed-point
-# inference (tests/bpf/nn_test.bpf.c, run through BPF_PROG_TEST_RUN), the model-loader fuzzer and
-# `make bench-nn`. Included by the top-level Makefile.
+# inference (tests/bpf/nn_test.bpf.c, run through BPF_PROG_TEST_RUN), the fuzzers of the model
+# loader and of the dataset CSV reader and `make bench-nn`. Included by the top-level Makefile.
 
 ML_SRCS := src/ml/model.c src/ml/mlp.c src/ml/quant.c src/ml/data.c src/ml/metrics.c \
 	src/ml/train.c
@@ -8,7 +8,7 @@ ML_HDRS := $(wildcard src/ml/*.h) $(wildcard include/mlb/*.h)
 ML_TESTS := $(addprefix $(B)/tests/unit/,gradcheck train-known quant-agreement model-reject \
 	nn-bpf-exact)
 
-all: $(B)/mlb-model $(ML_TESTS) $(B)/ml/fuzz-model
+all: $(B)/mlb-model $(ML_TESTS) $(B)/ml/fuzz-model $(B)/ml/fuzz-csv
 
 # Training is the hot path of the tool: -O3 lets gcc vectorise the dot products.
 $(B)/mlb-model: src/ml/mlb_model.c $(ML_SRCS) $(ML_HDRS)
@@ -35,15 +35,24 @@ $(B)/tests/unit/quant-agreement: $(quant-agreement_SRCS)
 $(B)/tests/unit/model-reject: $(model-reject_SRCS) tests/fuzz/model_bytes.h
 $(B)/tests/unit/nn-bpf-exact: $(nn-bpf-exact_SRCS) $(B)/ml/nn_test.skel.h
 
-# libFuzzer target for the model loader; tests/unit/fuzz-model.sh runs it on its corpus.
+# libFuzzer targets, built with ASan and UBSan; tests/unit/fuzz-model.sh and fuzz-csv.sh run
+# them on their corpora.
+FUZZ_CFLAGS := -g -O1 -Wall -Wextra -Werror -Iinclude -Isrc -D_GNU_SOURCE \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+
+# The model loader.
 $(B)/ml/fuzz-model: tests/fuzz/fuzz_model.c src/ml/model.c $(ML_HDRS)
 	@mkdir -p $(dir $@)
-	$(CLANG) -g -O1 -Wall -Wextra -Werror -Iinclude -Isrc -D_GNU_SOURCE \
-		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-o $@ tests/fuzz/fuzz_model.c src/ml/model.c
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_model.c src/ml/model.c
 
-# The fuzzer's seed corpus, regenerated when the model format changes: three small trained
-# models (valid-*.mlb) and the first one damaged in each way the loader refuses (bad-*.mlb).
+# The dataset CSV reader.
+$(B)/ml/fuzz-csv: tests/fuzz/fuzz_csv.c src/ml/data.c $(ML_HDRS)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_csv.c src/ml/data.c -lm
+
+# The model-loader fuzzer's seed corpus, regenerated when the model format changes: three small
+# trained models (valid-*.mlb) and the first one damaged in each way the loader refuses
+# (bad-*.mlb).
 $(B)/ml/make-corpus: tests/fuzz/make_corpus.c tests/fuzz/model_bytes.h src/ml/model.c $(ML_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Isrc -o $@ tests/fuzz/make_corpus.c src/ml/model.c
