@@ -14,6 +14,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -207,7 +209,18 @@ static int read_sysfs_line(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-/* 0 if sched_ext is there and free; else a one-line reason on stderr and -1. */
+/* Whether this process has CAP_SYS_ADMIN in its effective set (what attaching needs). */
+static bool have_sys_admin(void)
+{
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct data[2] = {};
+
+	if (syscall(SYS_capget, &hdr, data))
+		return geteuid() == 0;
+	return data[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective & CAP_TO_MASK(CAP_SYS_ADMIN);
+}
+
+/* 0 if sched_ext is there and free and we may load; else a one-line reason on stderr, -1. */
 static int check_sched_ext(void)
 {
 	char state[64], ops[128] = "?";
@@ -217,6 +230,11 @@ static int check_sched_ext(void)
 			"scx_mlb: this kernel has no sched_ext (%s/state missing): "
 			"CONFIG_SCHED_CLASS_EXT=y is needed\n",
 			SCX_SYSFS);
+		return -1;
+	}
+	if (!have_sys_admin()) {
+		fprintf(stderr, "scx_mlb: permission denied: loading a scheduler needs root "
+				"(CAP_SYS_ADMIN)\n");
 		return -1;
 	}
 	if (strcmp(state, "disabled")) {
@@ -352,7 +370,8 @@ static int run_once(bool *restart)
 			cur.t = now_sec() - t0;
 			if (!mlb_stats_read(stats_fd, libbpf_num_possible_cpus(), &cur)) {
 				mlb_stats_print(stdout, &prev, &cur, skel->bss->dom_stats,
-						topo.nr_doms, skel->bss->nr_tasks);
+						topo.nr_doms, skel->bss->nr_tasks,
+						skel->bss->nr_task_ctxs);
 				prev = cur;
 			}
 			next_stats += env.stats_sec;

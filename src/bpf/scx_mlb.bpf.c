@@ -117,7 +117,8 @@ const volatile u32 max_balance_moves = 4;
 /* Read by user space. */
 struct mlb_dom_stat dom_stats[MLB_MAX_DOMS];
 struct mlb_exit_info exit_info;
-s64 nr_tasks; /* tasks currently scheduled by scx_mlb */
+s64 nr_tasks;	  /* tasks currently scheduled by scx_mlb */
+s64 nr_task_ctxs; /* task contexts allocated (init_task) and not yet freed (exit_task) */
 
 #define MLB_SEC_NS	      1000000000ULL
 #define MLB_MIGR_HALF_LIFE_NS MLB_SEC_NS
@@ -846,6 +847,7 @@ s32 BPF_STRUCT_OPS(mlb_init_task, struct task_struct *p, struct scx_init_task_ar
 	tctx = bpf_task_storage_get(&task_ctxs, p, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!tctx)
 		return -ENOMEM;
+	__sync_fetch_and_add(&nr_task_ctxs, 1);
 	tctx->dom = dom_of_cpu(scx_bpf_task_cpu(p));
 	tctx->last_cpu = scx_bpf_task_cpu(p);
 	tctx->duty_at = now;
@@ -874,6 +876,16 @@ void BPF_STRUCT_OPS(mlb_disable, struct task_struct *p)
 	__sync_fetch_and_sub(&nr_tasks, 1);
 	if (tctx)
 		dom_remove_runnable(tctx);
+}
+
+/*
+ * A task leaves scx_mlb (it exited, or the scheduler is going away): free its context now
+ * rather than when the task_struct is freed, so nr_task_ctxs shows what is really held.
+ */
+void BPF_STRUCT_OPS(mlb_exit_task, struct task_struct *p, struct scx_exit_task_args *args)
+{
+	if (!bpf_task_storage_delete(&task_ctxs, p))
+		__sync_fetch_and_sub(&nr_task_ctxs, 1);
 }
 
 /* ---- the balancer --------------------------------------------------------------------- */
@@ -1126,6 +1138,7 @@ struct sched_ext_ops mlb_ops = {
     .quiescent = (void *)mlb_quiescent,
     .set_weight = (void *)mlb_set_weight,
     .init_task = (void *)mlb_init_task,
+    .exit_task = (void *)mlb_exit_task,
     .enable = (void *)mlb_enable,
     .disable = (void *)mlb_disable,
     .init = (void *)mlb_init,
