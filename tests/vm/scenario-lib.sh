@@ -158,3 +158,59 @@ expand_cpus() {
 	done
 	echo $out
 }
+
+# ---- helpers for the robustness scenarios ----
+
+# spin_start N [CPUS]: start N busy-looping bash processes (pinned to CPUS when given);
+# their PIDs go to SPIN_PIDS. spin_stop kills them.
+SPIN_PIDS=()
+spin_start() {
+	local i
+	for ((i = 0; i < $1; i++)); do
+		if [ -n "${2:-}" ]; then
+			taskset -c "$2" bash -c 'while :; do :; done' &
+		else
+			bash -c 'while :; do :; done' &
+		fi
+		SPIN_PIDS+=($!)
+	done
+}
+spin_stop() {
+	[ ${#SPIN_PIDS[@]} -gt 0 ] && kill "${SPIN_PIDS[@]}" 2>/dev/null
+	SPIN_PIDS=()
+}
+
+# cpu_ticks PID -> utime + stime of PID in clock ticks (no fork)
+cpu_ticks() {
+	local s a
+	read -r s <"/proc/$1/stat" || { echo 0; return; }
+	s=${s##*) }
+	read -r -a a <<<"$s"
+	echo $((a[11] + a[12]))
+}
+
+# spin_progress SEC: every spinner must gain CPU time within SEC seconds, else fail.
+spin_progress() {
+	local -A t0=()
+	local p
+	for p in "${SPIN_PIDS[@]}"; do t0[$p]=$(cpu_ticks "$p"); done
+	zzz "$1"
+	for p in "${SPIN_PIDS[@]}"; do
+		kill -0 "$p" 2>/dev/null || fail "spinner $p died"
+		[ "$(cpu_ticks "$p")" -gt "${t0[$p]}" ] || fail "spinner $p got no CPU time in $1 s"
+	done
+}
+
+# count_lines PATTERN: lines of $MLB_LOG matching the bash regex PATTERN (no fork)
+count_lines() {
+	local l n=0
+	while IFS= read -r l; do [[ $l =~ $1 ]] && n=$((n + 1)); done <"$MLB_LOG"
+	echo $n
+}
+
+# cpu_in_list CPU "0-1,4": whether CPU is in the list
+cpu_in_list() {
+	local c
+	for c in $(expand_cpus "$2"); do [ "$c" = "$1" ] && return 0; done
+	return 1
+}
