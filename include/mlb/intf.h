@@ -20,6 +20,7 @@ typedef int32_t s32;
 typedef uint32_t u32;
 typedef int64_t s64;
 typedef uint64_t u64;
+typedef uint16_t u16;
 typedef uint8_t u8;
 #endif
 
@@ -113,7 +114,63 @@ struct mlb_features {
 	s32 v[MLB_NR_FEATURES];
 };
 
-/* Global counters, one slot each in a per-CPU array; user space sums the CPUs. */
+/*
+ * What the BPF side does at each decision (rodata `mode`). The daemon's "adaptive" mode is
+ * MLB_MODE_INFER in BPF plus retraining in user space.
+ */
+enum mlb_mode {
+	MLB_MODE_HEURISTIC = 0, /* the heuristic decides, nothing is recorded */
+	MLB_MODE_COLLECT = 1,	/* the heuristic decides (plus exploration), all is recorded */
+	MLB_MODE_INFER = 2,	/* the deployed model decides (the heuristic when there is none) */
+};
+
+/*
+ * One decision, sent to user space through the `decisions` ring buffer as it is made.
+ * id: unique within one scheduler instance (never 0). features: exactly what the decider saw.
+ */
+struct mlb_decision_rec {
+	u64 id;
+	u64 ts_ns;     /* bpf_ktime_get_ns() at the decision */
+	u32 pid;       /* the task (tgid-independent thread id) */
+	u32 model_gen; /* generation of the model that scored it; 0: no model ran */
+	s32 score;     /* the model's migrate logit (Q15.16); 0 when no model ran */
+	u8 decision;   /* 1 migrate, 0 stay: what was done */
+	u8 decider;    /* enum mlb_decider */
+	u8 heuristic;  /* what the heuristic said (computed for every decision) */
+	u8 kind;       /* enum mlb_kind */
+	u16 src_dom;   /* where the task was */
+	u16 dst_dom;   /* where the move would take it */
+	u32 pad;
+	struct mlb_features f;
+};
+
+/* Outcome flags. */
+#define MLB_OUT_MOVED_BACK (1U << 0) /* a migrated task went back to src_dom within bounce_ns */
+#define MLB_OUT_EXITED	   (1U << 1) /* the task left the scheduler before the horizon */
+#define MLB_OUT_REPLACED   (1U << 2) /* a newer decision on the task ended the observation */
+
+/*
+ * What happened after decision `id`, sent through the `outcomes` ring buffer when its
+ * observation ends (the horizon has passed at the task's next event, the task exited, or a
+ * newer decision on it replaced it). Waits are run-queue waits: from runnable to running.
+ * est_other_ns: the smoothed wait per run, at decision time, of the domain NOT chosen (the
+ * destination for "stay", the source for "migrate"): what the other choice would have cost.
+ * Imbalance: src_load - dst_load (per-CPU load units, as the IMBALANCE feature) at the
+ * decision and at the end of the observation.
+ */
+struct mlb_outcome_rec {
+	u64 id;
+	u64 observed_ns;   /* decision to end of observation */
+	u64 wait_ns;	   /* total wait over the runs observed */
+	u64 first_wait_ns; /* wait before the first run after the decision */
+	u64 est_other_ns;
+	u32 runs;  /* runs started during the observation */
+	u32 flags; /* MLB_OUT_* */
+	s32 imbal_before;
+	s32 imbal_after;
+};
+
+/* Counters, one slot each in a per-CPU array; user space sums the CPUs. */
 enum mlb_stat {
 	MLB_STAT_ENQ_LOCAL,	 /* direct dispatch to an idle CPU from select_cpu / enqueue */
 	MLB_STAT_ENQ_DOM,	 /* queued on the task's domain DSQ */
@@ -131,6 +188,13 @@ enum mlb_stat {
 	MLB_STAT_BAL_ROUNDS,	 /* balancer timer rounds */
 	MLB_STAT_CPU_MIGR,	 /* a task started running on another CPU than last time */
 	MLB_STAT_AFFN_MOVE,	 /* domain changed because affinity forbade the old one */
+	MLB_STAT_BY_HEURISTIC,	 /* decisions made by the heuristic */
+	MLB_STAT_BY_MODEL,	 /* decisions made by the model */
+	MLB_STAT_BY_EXPLORE,	 /* decisions taken against the policy (exploration) */
+	MLB_STAT_MODEL_FAIL,	 /* model runs that failed or raced a swap: heuristic used */
+	MLB_STAT_DROP_DECISION,	 /* decision records lost: ring buffer full */
+	MLB_STAT_DROP_OUTCOME,	 /* outcome records lost: ring buffer full */
+	MLB_STAT_OUTCOMES,	 /* outcome records sent */
 	MLB_NR_STATS,
 };
 
@@ -167,5 +231,9 @@ MLB_ASSERT(sizeof(struct mlb_dom_stat) == 16, "dom stat layout");
 MLB_ASSERT(sizeof(struct mlb_exit_info) == 16 + MLB_EXIT_REASON_LEN + MLB_EXIT_MSG_LEN,
 	   "exit info layout");
 MLB_ASSERT(MLB_MAX_CPUS % 64 == 0, "cpumask words");
+MLB_ASSERT(sizeof(struct mlb_decision_rec) == ((40 + 4 * MLB_NR_FEATURES + 7) & ~7),
+	   "decision record layout: 40 bytes, the features, padding to 8");
+MLB_ASSERT(sizeof(struct mlb_outcome_rec) == 56, "outcome record layout");
+MLB_ASSERT(MLB_MAX_DOMS <= 65536, "domain ids fit u16");
 
 #endif /* __MLB_INTF_H */
