@@ -58,6 +58,7 @@ $(B)/scx_mlb: $(MLB_SRCS) $(wildcard src/*.h) $(wildcard include/mlb/*.h) $(B)/s
 # Host unit tests: tests/unit/test_NAME.c -> $(B)/tests/unit/NAME (with sanitizers).
 UNIT_TESTS :=
 include tests/unit/unit.mk
+include tests/unit/collect.mk
 -include src/ml/ml.mk
 
 test-unit: $(UNIT_TESTS) | $(DEPS_STAMP)

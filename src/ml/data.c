@@ -11,7 +11,6 @@
 
 #define CSV_MAX_COLS 256
 
-
 int mlb_dataset_push(struct mlb_dataset *ds, const s32 *x, int y)
 {
 	if (ds->n == ds->cap) {
@@ -198,20 +197,35 @@ long mlb_csv_read(const char *path, const char *label, struct mlb_dataset *ds, c
 	return (long)(ds->n - n0);
 }
 
+int mlb_csv_header(char *buf, size_t size)
+{
+	int len = snprintf(buf, size, "id");
+
+	for (int i = 0; i < MLB_NR_FEATURES && len >= 0 && (size_t)len < size; i++) {
+		int n = snprintf(buf + len, size - len, ",%s", mlb_feature_descs[i].name);
+
+		len = n < 0 ? n : len + n;
+	}
+	return len < 0 || (size_t)len >= size ? -ENOSPC : len;
+}
+
 int mlb_csv_write(const char *path, const struct mlb_dataset *ds, char *err, size_t errsz)
 {
-	FILE *fp = fopen(path, "w");
+	char hdr[MLB_CSV_HEADER_MAX];
 	int ret = 0;
+	FILE *fp;
 
+	if (mlb_csv_header(hdr, sizeof(hdr)) < 0) {
+		set_err(err, errsz, "%s: header longer than %d bytes", path, MLB_CSV_HEADER_MAX);
+		return -ENOSPC;
+	}
+	fp = fopen(path, "w");
 	if (!fp) {
 		ret = -errno;
 		set_err(err, errsz, "%s: %s", path, strerror(errno));
 		return ret;
 	}
-	fprintf(fp, "id");
-	for (int i = 0; i < MLB_NR_FEATURES; i++)
-		fprintf(fp, ",%s", mlb_feature_descs[i].name);
-	fprintf(fp, ",label\n");
+	fprintf(fp, "%s,label\n", hdr);
 	for (size_t k = 0; k < ds->n; k++) {
 		const s32 *x = ds->x + k * MLB_NR_FEATURES;
 

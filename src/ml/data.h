@@ -32,6 +32,14 @@ long mlb_csv_read(const char *path, const char *label, struct mlb_dataset *ds, c
 		  size_t errsz);
 
 /*
+ * mlb_csv_header - the start of every dataset header, "id,<the names of mlb_feature_descs in
+ * feature order>", NUL-terminated in @buf (@size bytes; MLB_CSV_HEADER_MAX is enough). Returns
+ * its length, or -ENOSPC (with @buf truncated) when @size is too small.
+ */
+#define MLB_CSV_HEADER_MAX 1280 /* 32 features of up to 31 characters, with "id," */
+int mlb_csv_header(char *buf, size_t size);
+
+/*
  * mlb_csv_write - write @ds to @path as CSV: header "id,<features...>,label", one row per
  * sample. Returns 0 or a negative errno with a reason in @err.
  */

@@ -1,0 +1,9 @@
+# The collector (src/collect.c): its host tests, built by the pattern rule of tests/unit/unit.mk
+# with sanitizers. Included by the top-level Makefile.
+COLLECT_SRCS := src/collect.c src/ml/data.c
+outcome-label_SRCS := $(COLLECT_SRCS)
+collect_SRCS := $(COLLECT_SRCS)
+$(B)/tests/unit/outcome-label: $(outcome-label_SRCS)
+$(B)/tests/unit/collect: $(collect_SRCS)
+
+all: $(B)/tests/unit/outcome-label $(B)/tests/unit/collect
