@@ -36,7 +36,10 @@ struct mlb_heur_params {
 /* mlb_imbalanced - is the src/dst pair of @f imbalanced beyond the threshold of @hp? */
 static inline bool mlb_imbalanced(const struct mlb_features *f, const struct mlb_heur_params *hp)
 {
-	s64 ref = ((s64)f->v[MLB_F_SRC_LOAD] + f->v[MLB_F_DST_LOAD]) / 2;
+	/* loads are >= 0 (clamped features); unsigned division: BPF ISA v3 has no signed one */
+	u64 src = f->v[MLB_F_SRC_LOAD] > 0 ? f->v[MLB_F_SRC_LOAD] : 0;
+	u64 dst = f->v[MLB_F_DST_LOAD] > 0 ? f->v[MLB_F_DST_LOAD] : 0;
+	s64 ref = (s64)((src + dst) / 2);
 	u32 pct = f->v[MLB_F_SAME_NODE] ? hp->imbal_pct : hp->numa_imbal_pct;
 
 	if (ref < MLB_IMBAL_REF_MIN)

@@ -199,13 +199,14 @@ enum mlb_stat {
 };
 
 /*
- * Per-domain state that user space reads for its stats line (a .bss array in BPF).
- * load: the sum of its tasks' loads (MLB_LOAD_ONE units, not per CPU).
+ * Per-domain state that user space reads for its stats line (a .bss array in BPF), refreshed
+ * every balance round. load: the sum of its tasks' loads (MLB_LOAD_ONE units, not per CPU).
  */
 struct mlb_dom_stat {
 	u64 load;
 	u32 nr_queued;
 	u32 nr_cpus;
+	u64 avg_wait_ns; /* smoothed run-queue wait per run of its tasks */
 };
 
 /* What ops.exit() saw, copied for user space to report. */
@@ -227,7 +228,7 @@ struct mlb_exit_info {
 MLB_ASSERT(MLB_NR_FEATURES >= 15, "the design asks for at least 15 features");
 MLB_ASSERT(MLB_NR_FEATURES <= 32, "the network takes at most 32 inputs");
 MLB_ASSERT(sizeof(struct mlb_features) == 4 * MLB_NR_FEATURES, "features are packed s32");
-MLB_ASSERT(sizeof(struct mlb_dom_stat) == 16, "dom stat layout");
+MLB_ASSERT(sizeof(struct mlb_dom_stat) == 24, "dom stat layout");
 MLB_ASSERT(sizeof(struct mlb_exit_info) == 16 + MLB_EXIT_REASON_LEN + MLB_EXIT_MSG_LEN,
 	   "exit info layout");
 MLB_ASSERT(MLB_MAX_CPUS % 64 == 0, "cpumask words");

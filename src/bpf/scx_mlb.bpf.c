@@ -33,9 +33,24 @@
  * THE SEAM
  * Every move of a task between domains that is a choice (balance, pull, wake-up away from
  * its domain) fills one struct mlb_features (include/mlb/intf.h: 25 features, units and
- * ranges documented there) and calls mlb_decide(). Here mlb_decide() is the heuristic of
- * include/mlb/heuristic.h; the learning loop puts a network behind the same call. Moves
- * that are not choices (the task's affinity no longer allows its domain) are counted apart.
+ * ranges documented there) and calls decide_move(): the heuristic of include/mlb/heuristic.h
+ * or, in infer mode, the deployed network. Moves that are not choices (the task's affinity
+ * no longer allows its domain) are counted apart.
+ *
+ * THE LEARNING LOOP
+ * rodata `mode` says who decides. In heuristic mode, the heuristic, and nothing is recorded.
+ * Otherwise every decision (decide_move -> mlb_decide_rec, a global function) is written to
+ * the `decisions` ring buffer with its features, and the task is observed until the horizon:
+ * the waits of its next runs (runnable to running), a move back to its source within
+ * bounce_ns, the pair's imbalance at the end; the `outcomes` ring buffer gets the result
+ * (probe_start/probe_run/probe_end). The wait the other choice would have cost is the other
+ * domain's smoothed wait per run. In infer mode the deployed model (two slots in the
+ * `models` map, published by user space with a generation under a sequence number) scores
+ * the features with include/mlb/nn_fixed.h in mlb_model_run(), another global function; if
+ * none is valid or a swap raced the run, the heuristic decides. explore_ppm decisions in a
+ * million go against the policy. The deepest call chain (balancer timer -> seam -> model ->
+ * layer) must fit BPF's 512-byte stack: the features are filled in a frame of their own and
+ * the record lives in a per-CPU map, not on the stack.
  *
  * LOAD TRACKING (formulas in include/mlb/load.h)
  * Per task: duty = decayed runnable fraction, run_frac = decayed running fraction (half-
@@ -67,6 +82,7 @@
 #include "mlb/intf.h"
 #include "mlb/load.h"
 #include "mlb/heuristic.h"
+#include "mlb/nn_fixed.h"
 #include "compat.bpf.h"
 
 char _license[] SEC("license") = "GPL";
@@ -113,12 +129,29 @@ const volatile u32 max_recent_migr = 8;
 const volatile u32 steal_min_node = 1;
 const volatile u32 steal_min_remote = 1;
 const volatile u32 max_balance_moves = 4;
+/* The learning loop (see THE LEARNING LOOP above). */
+const volatile u32 mode = MLB_MODE_HEURISTIC; /* enum mlb_mode */
+const volatile u32 explore_ppm = 0;	      /* decisions taken against the policy, per 10^6 */
+const volatile u64 horizon_ns = 50000000ULL;  /* observation of a decision's outcome */
+const volatile u64 bounce_ns = 50000000ULL; /* a move back to the source within this is a bounce */
 
 /* Read by user space. */
 struct mlb_dom_stat dom_stats[MLB_MAX_DOMS];
 struct mlb_exit_info exit_info;
 s64 nr_tasks;	  /* tasks currently scheduled by scx_mlb */
 s64 nr_task_ctxs; /* task contexts allocated (init_task) and not yet freed (exit_task) */
+
+/*
+ * The deployed model, written by user space only: models[model_slot] is the live one and
+ * model_gen its generation (0: none). A swap writes the other slot, then publishes it; around
+ * that model_seq is odd, and a decision that saw model_seq change while it ran discards the
+ * model's answer (seqcount), so no decision ever uses a half-written model.
+ */
+u64 model_seq;
+u32 model_slot;
+u32 model_gen;
+u32 model_gen_seen; /* the generation of the last model run that counted */
+u64 decision_seq;   /* ids of decision records */
 
 #define MLB_SEC_NS	      1000000000ULL
 #define MLB_MIGR_HALF_LIFE_NS MLB_SEC_NS
@@ -142,6 +175,19 @@ struct task_ctx {
 	u64 migr_at;	 /* last domain change */
 	u32 recent_migr; /* decayed domain changes, MLB_FRAC_ONE per change */
 	u32 pad;
+	u64 ready_at; /* when it last became runnable (woke up or was preempted) */
+	/* Observation of the last recorded decision about this task (pr_id 0: none). */
+	u64 pr_id;
+	u64 pr_at;	  /* decision time */
+	u64 pr_wait;	  /* total wait over the runs since */
+	u64 pr_first;	  /* wait before the first run since, ~0 before it */
+	u64 pr_est_other; /* smoothed wait of the domain not chosen */
+	u32 pr_src, pr_dst;
+	u32 pr_runs;
+	u32 pr_flags;
+	s32 pr_imbal;  /* IMBALANCE feature at the decision */
+	u8 pr_migrate; /* the decision */
+	u8 pad2[3];
 };
 
 struct {
@@ -157,6 +203,7 @@ struct dom_ctx {
 	u64 load;	   /* smoothed load, MLB_LOAD_ONE units (whole domain) */
 	u32 balance_fails; /* consecutive rounds it was overloaded and nothing moved */
 	u32 pad;
+	u64 avg_wait_ns; /* smoothed run-queue wait per run (7/8 old + 1/8 new) */
 	struct bpf_cpumask __kptr *cpumask;
 };
 
@@ -185,6 +232,39 @@ struct {
 	__type(key, u32);
 	__type(value, u64);
 } stats SEC(".maps");
+
+/* The learning loop's records (include/mlb/intf.h) and the two model slots. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 512 * 1024);
+} decisions SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} outcomes SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, u32);
+	__type(value, struct mlb_nn_model);
+} models SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct mlb_nn_scratch);
+} nn_scratch SEC(".maps");
+
+/* The decision being made, per CPU: [0] for the ops, [1] for the balancer timer. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, u32);
+	__type(value, struct mlb_decision_rec);
+} dec_scratch SEC(".maps");
 
 struct balance_timer {
 	struct bpf_timer timer;
@@ -366,6 +446,9 @@ static void task_set_dom(struct task_ctx *tctx, u32 dom, u64 now, bool counted)
 	    mlb_decay_toward(tctx->recent_migr, 0, now - tctx->migr_at, MLB_MIGR_HALF_LIFE_NS) +
 	    MLB_FRAC_ONE;
 	tctx->migr_at = now;
+	/* back where a recorded migration took it from, soon after: a bounce */
+	if (tctx->pr_id && tctx->pr_migrate && dom == tctx->pr_src && now - tctx->pr_at < bounce_ns)
+		tctx->pr_flags |= MLB_OUT_MOVED_BACK;
 	tctx->dom = dom;
 	stat_inc(counted ? MLB_STAT_DOM_MIGR : MLB_STAT_AFFN_MOVE);
 }
@@ -408,6 +491,12 @@ static u32 recent_migr_per_sec(struct task_ctx *tctx, u64 now)
 	return decayed >> MLB_FRAC_SHIFT;
 }
 
+/* @v / 1000 rounded toward zero, without the signed division BPF ISA v3 lacks. */
+static s64 sdiv_1000(s64 v)
+{
+	return v >= 0 ? (s64)((u64)v / 1000) : -(s64)((0 - (u64)v) / 1000);
+}
+
 /* A candidate move: from domain src to domain dst, onto dst_cpu if known (else -1). */
 struct mlb_move {
 	u32 src, dst;
@@ -417,9 +506,11 @@ struct mlb_move {
 
 /*
  * Fill @f for the move @mv of @p. Every value is clamped to the range declared in intf.h.
+ * Not inlined: its frame (many live values, spilled) is gone before the model runs, which
+ * keeps the deepest call chain (balancer -> seam -> model -> layer) under BPF's 512 bytes.
  */
-static void fill_features(struct mlb_features *f, struct task_struct *p, struct task_ctx *tctx,
-			  const struct mlb_move *mv, u64 now)
+static __noinline void fill_features(struct mlb_features *f, struct task_struct *p,
+				     struct task_ctx *tctx, const struct mlb_move *mv, u64 now)
 {
 	u32 src = mv->src, dst = mv->dst, kind = mv->kind;
 	s32 dst_cpu = mv->dst_cpu;
@@ -448,7 +539,7 @@ static void fill_features(struct mlb_features *f, struct task_struct *p, struct 
 	SETF(TASK_CACHE_HOT, since < migr_cost_ns);
 	SETF(TASK_RECENT_MIGR, recent_migr_per_sec(tctx, now));
 	SETF(TASK_NR_CPUS, p->nr_cpus_allowed);
-	SETF(TASK_VLAG_US, sd ? ((s64)(tctx->vtime - sd->vtime_now)) / 1000 : 0);
+	SETF(TASK_VLAG_US, sd ? sdiv_1000((s64)(tctx->vtime - sd->vtime_now)) : 0);
 	SETF(SRC_NR_QUEUED, scx_bpf_dsq_nr_queued(src));
 	SETF(DST_NR_QUEUED, scx_bpf_dsq_nr_queued(dst));
 	SETF(SRC_LOAD, src_load);
@@ -467,33 +558,189 @@ static void fill_features(struct mlb_features *f, struct task_struct *p, struct 
 #undef SETF
 }
 
+/* ---- the learning loop: the model, decision records, outcomes -------------------------- */
+
+#define READ_ONCE_U64(x) (*(volatile u64 *)&(x))
+#define READ_ONCE_U32(x) (*(volatile u32 *)&(x))
+
+MLB_ASSERT(MLB_STAT_BY_MODEL == MLB_STAT_BY_HEURISTIC + MLB_BY_MODEL &&
+	       MLB_STAT_BY_EXPLORE == MLB_STAT_BY_HEURISTIC + MLB_BY_EXPLORE,
+	   "decider counters follow enum mlb_decider");
+
+struct mlb_score {
+	s32 score; /* migrate logit, Q15.16 */
+	u32 gen;   /* generation of the model that computed it */
+};
+
 /*
- * mlb_decide - the one place that says whether a task moves between domains.
- * Every caller has filled @f for that move; true means migrate.
+ * mlb_model_run - the deployed model's migrate score for @f, into @out.
+ * Returns 0, or -1 when no valid model is deployed or a swap raced the run (@out unset).
+ * A global function: the verifier checks it once, whoever calls it.
  */
-static bool mlb_decide(const struct mlb_features *f)
+__noinline int mlb_model_run(const struct mlb_features *f, struct mlb_score *out)
+{
+	struct mlb_nn_scratch *s;
+	struct mlb_nn_model *m;
+	u32 zero = 0, slot, gen;
+	u64 seq;
+
+	if (!f || !out)
+		return -1;
+	seq = READ_ONCE_U64(model_seq);
+	gen = READ_ONCE_U32(model_gen);
+	if ((seq & 1) || !gen)
+		return -1;
+	slot = READ_ONCE_U32(model_slot) & 1;
+	m = bpf_map_lookup_elem(&models, &slot);
+	s = bpf_map_lookup_elem(&nn_scratch, &zero);
+	if (!m || !s || m->magic != MLB_NN_MAGIC)
+		return -1;
+	if (mlb_nn_forward(m, f->v, MLB_NR_FEATURES, s))
+		return -1;
+	asm volatile("" ::: "memory"); /* read the sequence again only after the model */
+	if (READ_ONCE_U64(model_seq) != seq)
+		return -1;
+	out->score = mlb_nn_score(s);
+	out->gen = gen;
+	return 0;
+}
+
+/* End the observation of @tctx's last recorded decision with @flags; send its outcome. */
+static void probe_end(struct task_ctx *tctx, u64 now, u32 flags)
+{
+	struct mlb_outcome_rec o = {};
+	s64 after;
+
+	if (!tctx->pr_id)
+		return;
+	after = (s64)dom_load_per_cpu(tctx->pr_src) - (s64)dom_load_per_cpu(tctx->pr_dst);
+	o.id = tctx->pr_id;
+	o.observed_ns = now - tctx->pr_at;
+	o.wait_ns = tctx->pr_wait;
+	o.first_wait_ns = tctx->pr_first == ~0ULL ? 0 : tctx->pr_first;
+	o.est_other_ns = tctx->pr_est_other;
+	o.runs = tctx->pr_runs;
+	o.flags = tctx->pr_flags | flags;
+	o.imbal_before = tctx->pr_imbal;
+	o.imbal_after = mlb_clamp(after, MLB_MIN_IMBALANCE, MLB_MAX_IMBALANCE);
+	tctx->pr_id = 0;
+	if (bpf_ringbuf_output(&outcomes, &o, sizeof(o), 0))
+		stat_inc(MLB_STAT_DROP_OUTCOME);
+	else
+		stat_inc(MLB_STAT_OUTCOMES);
+}
+
+/* Start observing what follows the recorded decision @r about @tctx's task. */
+static void probe_start(struct task_ctx *tctx, const struct mlb_decision_rec *r, u64 now)
+{
+	struct dom_ctx *other = lookup_dom(r->decision ? r->src_dom : r->dst_dom);
+
+	probe_end(tctx, now, MLB_OUT_REPLACED);
+	tctx->pr_id = r->id;
+	tctx->pr_at = now;
+	tctx->pr_wait = 0;
+	tctx->pr_first = ~0ULL;
+	tctx->pr_est_other = other ? other->avg_wait_ns : 0;
+	tctx->pr_src = r->src_dom;
+	tctx->pr_dst = r->dst_dom;
+	tctx->pr_runs = 0;
+	tctx->pr_flags = 0;
+	tctx->pr_imbal = r->f.v[MLB_F_IMBALANCE];
+	tctx->pr_migrate = r->decision;
+}
+
+/* The task starts a run after waiting @wait ns: count it for the domain and the probe. */
+static void probe_run(struct task_ctx *tctx, struct dom_ctx *d, u64 wait, u64 now)
+{
+	if (d)
+		d->avg_wait_ns = (7 * d->avg_wait_ns + wait) / 8;
+	if (!tctx->pr_id)
+		return;
+	tctx->pr_wait += wait;
+	tctx->pr_runs++;
+	if (tctx->pr_first == ~0ULL)
+		tctx->pr_first = wait;
+	if (now - tctx->pr_at >= horizon_ns)
+		probe_end(tctx, now, 0);
+}
+
+/*
+ * mlb_decide_rec - the decision on the filled record @r about @tctx's task: the heuristic's
+ * answer is in r->heuristic; in infer mode the deployed model decides when it can; outside
+ * heuristic mode a few decisions explore, and the decision is recorded and its outcome
+ * observed. Fills r->decision, decider, score, model_gen, id. Returns 1 to migrate, else 0.
+ * A global function: verified once, however many callers and candidate loops there are.
+ */
+__noinline int mlb_decide_rec(struct mlb_decision_rec *r, struct task_ctx *tctx)
+{
+	struct mlb_score sc;
+	bool go;
+
+	if (!r || !tctx)
+		return 0;
+	go = r->heuristic;
+	r->decider = MLB_BY_HEURISTIC;
+	r->score = 0;
+	r->model_gen = 0;
+	if (mode == MLB_MODE_INFER) {
+		if (!mlb_model_run(&r->f, &sc)) {
+			go = mlb_nn_migrate(sc.score);
+			r->decider = MLB_BY_MODEL;
+			r->score = sc.score;
+			r->model_gen = sc.gen;
+			model_gen_seen = sc.gen;
+		} else if (READ_ONCE_U32(model_gen)) {
+			stat_inc(MLB_STAT_MODEL_FAIL);
+		}
+	}
+	if (mode != MLB_MODE_HEURISTIC && explore_ppm &&
+	    bpf_get_prandom_u32() % 1000000 < explore_ppm) {
+		go = !go;
+		r->decider = MLB_BY_EXPLORE;
+	}
+	stat_inc(MLB_STAT_BAL_CONSIDERED);
+	if (go)
+		stat_inc(MLB_STAT_BAL_TAKEN);
+	stat_inc(MLB_STAT_BY_HEURISTIC + (r->decider & 3));
+	if (mode == MLB_MODE_HEURISTIC)
+		return go;
+	r->id = __sync_fetch_and_add(&decision_seq, 1) + 1;
+	r->decision = go;
+	if (bpf_ringbuf_output(&decisions, r, sizeof(*r), 0))
+		stat_inc(MLB_STAT_DROP_DECISION);
+	else
+		probe_start(tctx, r, r->ts_ns);
+	return go;
+}
+
+/*
+ * decide_move - THE SEAM: the one place that says whether @p moves as @mv proposes.
+ * Fills the decision record (features included) in per-CPU scratch (@timer: the balancer
+ * timer's slot, which may interrupt nothing but has its own anyway), asks the heuristic
+ * (always: it is recorded beside every decision), then mlb_decide_rec(). True: migrate.
+ */
+static bool decide_move(struct task_struct *p, struct task_ctx *tctx, const struct mlb_move *mv,
+			bool timer)
 {
 	struct mlb_heur_params hp = {
 	    .imbal_pct = imbal_pct,
 	    .numa_imbal_pct = numa_imbal_pct,
 	    .max_recent_migr = max_recent_migr,
 	};
-	bool go;
+	u32 idx = timer;
+	struct mlb_decision_rec *r = bpf_map_lookup_elem(&dec_scratch, &idx);
+	u64 now = bpf_ktime_get_ns();
 
-	stat_inc(MLB_STAT_BAL_CONSIDERED);
-	go = mlb_heuristic_decide(f, &hp);
-	if (go)
-		stat_inc(MLB_STAT_BAL_TAKEN);
-	return go;
-}
-
-/* Build the features of the move @mv of @p and ask the seam. */
-static bool decide_move(struct task_struct *p, struct task_ctx *tctx, const struct mlb_move *mv)
-{
-	struct mlb_features f = {};
-
-	fill_features(&f, p, tctx, mv, bpf_ktime_get_ns());
-	return mlb_decide(&f);
+	if (!r)
+		return false;
+	fill_features(&r->f, p, tctx, mv, now);
+	r->heuristic = mlb_heuristic_decide(&r->f, &hp);
+	r->ts_ns = now;
+	r->pid = p->pid;
+	r->kind = mv->kind;
+	r->src_dom = mv->src;
+	r->dst_dom = mv->dst;
+	return mlb_decide_rec(r, tctx);
 }
 
 /* ---- wake-up placement ---------------------------------------------------------------- */
@@ -554,7 +801,7 @@ static s32 select_cpu_outside(struct task_struct *p, struct task_ctx *tctx)
 			continue;
 		struct mlb_move mv = {tctx->dom, dom_of_cpu(cpu), cpu, MLB_KIND_WAKEUP};
 
-		if (!decide_move(p, tctx, &mv))
+		if (!decide_move(p, tctx, &mv, false))
 			return -1;
 		if (scx_bpf_test_and_clear_cpu_idle(cpu)) {
 			stat_inc(same_node ? MLB_STAT_WAKE_NODE : MLB_STAT_WAKE_ANY);
@@ -698,7 +945,7 @@ __noinline int mlb_try_pull(s32 cpu, u32 dst, u32 src)
 		tctx = lookup_task_ctx(p);
 		if (!tctx)
 			continue;
-		if (!decide_move(p, tctx, &mv))
+		if (!decide_move(p, tctx, &mv, false))
 			continue;
 		if (mlb_move(&it, p, SCX_DSQ_LOCAL, 0)) {
 			moved = true;
@@ -772,6 +1019,7 @@ void BPF_STRUCT_OPS(mlb_runnable, struct task_struct *p, u64 enq_flags)
 		tctx->wake_freq = (3 * tctx->wake_freq + inst) / 4;
 	}
 	tctx->woke_at = now;
+	tctx->ready_at = now;
 	dom_add_runnable(tctx, tctx->dom, p->scx.weight);
 }
 
@@ -794,6 +1042,10 @@ void BPF_STRUCT_OPS(mlb_running, struct task_struct *p)
 	update_fracs(tctx, now, true, false); /* runnable, waiting */
 	tctx->running_at = now;
 	d = lookup_dom(dom);
+	if (tctx->ready_at) {
+		probe_run(tctx, d, now - tctx->ready_at, now);
+		tctx->ready_at = 0;
+	}
 	if (d && (s64)(tctx->vtime - d->vtime_now) > 0)
 		d->vtime_now = tctx->vtime;
 }
@@ -815,6 +1067,8 @@ void BPF_STRUCT_OPS(mlb_stopping, struct task_struct *p, bool runnable)
 	update_fracs(tctx, now, true, true);
 	tctx->running_at = 0;
 	tctx->stopped_at = now;
+	if (runnable) /* preempted or out of slice: it waits again from now */
+		tctx->ready_at = now;
 }
 
 void BPF_STRUCT_OPS(mlb_quiescent, struct task_struct *p, u64 deq_flags)
@@ -884,6 +1138,10 @@ void BPF_STRUCT_OPS(mlb_disable, struct task_struct *p)
  */
 void BPF_STRUCT_OPS(mlb_exit_task, struct task_struct *p, struct scx_exit_task_args *args)
 {
+	struct task_ctx *tctx = lookup_task_ctx(p);
+
+	if (tctx)
+		probe_end(tctx, bpf_ktime_get_ns(), MLB_OUT_EXITED);
 	if (!bpf_task_storage_delete(&task_ctxs, p))
 		__sync_fetch_and_sub(&nr_task_ctxs, 1);
 }
@@ -930,7 +1188,7 @@ __noinline int mlb_balance_pair(u32 src, u32 dst)
 		shift = task_load(p, tctx) * (ns + nd) / (ns * nd);
 		if (shift > imbal) /* would overshoot: make things worse */
 			continue;
-		if (!decide_move(p, tctx, &mv))
+		if (!decide_move(p, tctx, &mv, true))
 			continue;
 		vtime = tctx->vtime - sd->vtime_now + dd->vtime_now;
 		if (!mlb_move_vtime(&it, p, dst, vtime, 0))
@@ -994,6 +1252,7 @@ static void update_dom_loads(void)
 		dom_stats[IDX(i, MLB_MAX_DOMS)].load = d->load;
 		dom_stats[IDX(i, MLB_MAX_DOMS)].nr_queued = scx_bpf_dsq_nr_queued(i);
 		dom_stats[IDX(i, MLB_MAX_DOMS)].nr_cpus = dom_cpu_count(i);
+		dom_stats[IDX(i, MLB_MAX_DOMS)].avg_wait_ns = d->avg_wait_ns;
 	}
 }
 
