@@ -51,9 +51,10 @@ $(B)/scx_mlb.bpf.o: src/bpf/scx_mlb.bpf.c $(BPF_HDRS) $(B)/vmlinux.h | $(DEPS_ST
 $(B)/scx_mlb.skel.h: $(B)/scx_mlb.bpf.o
 	$(BPFTOOL) gen skeleton $< name scx_mlb | sed '/^\tmap->link = /d' > $@.tmp && mv $@.tmp $@
 
-MLB_SRCS := src/scx_mlb.c src/topology.c src/stats.c
+MLB_SRCS := src/scx_mlb.c src/topology.c src/stats.c src/collect.c src/learn.c \
+	src/ml/data.c src/ml/model.c src/ml/mlp.c src/ml/quant.c src/ml/metrics.c src/ml/train.c
 $(B)/scx_mlb: $(MLB_SRCS) $(wildcard src/*.h) $(wildcard include/mlb/*.h) $(B)/scx_mlb.skel.h
-	$(CC) $(CFLAGS) -o $@ $(MLB_SRCS) $(LDLIBS_BPF) -lm
+	$(CC) $(CFLAGS) -Isrc -o $@ $(MLB_SRCS) $(LDLIBS_BPF) -lm -lpthread
 
 # Host unit tests: tests/unit/test_NAME.c -> $(B)/tests/unit/NAME (with sanitizers).
 UNIT_TESTS :=

@@ -58,8 +58,10 @@ struct mlb_stats_snap {
 /* mlb_stats_read - sum the per-CPU stats map @fd over @nr_cpus CPUs into @snap. */
 int mlb_stats_read(int fd, u32 nr_cpus, struct mlb_stats_snap *snap);
 
-/* mlb_stats_print - one stats line from two snapshots and the per-domain state. */
+/* mlb_stats_print - one stats line from two snapshots and the per-domain state, ending with
+ * @extra (may be NULL). */
 void mlb_stats_print(FILE *out, const struct mlb_stats_snap *prev, const struct mlb_stats_snap *cur,
-		     const struct mlb_dom_stat *doms, u32 nr_doms, s64 nr_tasks, s64 nr_task_ctxs);
+		     const struct mlb_dom_stat *doms, u32 nr_doms, s64 nr_tasks, s64 nr_task_ctxs,
+		     const char *extra);
 
 #endif /* __MLB_H */

@@ -20,6 +20,8 @@
 #include <bpf/libbpf.h>
 
 #include "mlb.h"
+#include "collect.h"
+#include "learn.h"
 #include "scx_mlb.skel.h"
 
 /* Exit statuses of the program. */
@@ -46,6 +48,18 @@ static struct env {
 	bool partial;
 	bool verbose;
 	const char *sysfs;
+	/* the learning loop */
+	int mode; /* enum mlb_daemon_mode */
+	const char *state_dir;
+	const char *model_path;
+	u32 explore_ppm;
+	u32 horizon_ms;
+	u32 bounce_ms;
+	bool imitation;
+	bool allow_writable_model;
+	u32 window;
+	u32 duration_s;
+	struct mlb_learn_opts learn;
 } env = {
     .slice_us = 20000,
     .interval_ms = 100,
@@ -56,6 +70,12 @@ static struct env {
     .max_recent_migr = 8,
     .stats_sec = 1,
     .sysfs = "/sys",
+    .mode = MLB_DMODE_HEURISTIC,
+    .state_dir = "/var/lib/scx_mlb",
+    .explore_ppm = 20000,
+    .horizon_ms = 50,
+    .bounce_ms = 50,
+    .window = 20000,
 };
 
 static volatile sig_atomic_t exiting;
@@ -71,9 +91,31 @@ static const char doc[] =
     "  scx_mlb                      # run with defaults, a stats line every second\n"
     "  scx_mlb -s 5000 -i 50        # 5 ms slices, balance every 50 ms\n"
     "  scx_mlb --partial            # only tasks with policy SCHED_EXT (7)\n"
-    "  scx_mlb -I 5 -N 25 -S 0      # tighter LLC balance, looser NUMA, no stats\n";
+    "  scx_mlb -I 5 -N 25 -S 0      # tighter LLC balance, looser NUMA, no stats\n"
+    "  scx_mlb --mode collect       # record decisions and outcomes in\n"
+    "                               #   /var/lib/scx_mlb/dataset.csv\n"
+    "  scx_mlb --mode infer --model m.mlb   # let a trained model decide migrations\n"
+    "  scx_mlb --mode adaptive      # learn continuously: collect, retrain, swap models\n"
+    "\n"
+    "MODES: heuristic (default: the built-in balancer, nothing recorded), collect, infer,\n"
+    "adaptive. See README.md, \"The learning loop\".\n";
 
-enum { OPT_HALF_LIFE = 1000, OPT_MIGR_COST, OPT_MAX_RECENT, OPT_SYSFS };
+enum {
+	OPT_HALF_LIFE = 1000,
+	OPT_MIGR_COST,
+	OPT_MAX_RECENT,
+	OPT_SYSFS,
+	OPT_EXPLORE,
+	OPT_HORIZON,
+	OPT_BOUNCE,
+	OPT_LABEL,
+	OPT_RETRAIN_S,
+	OPT_RETRAIN_SAMPLES,
+	OPT_MIN_SAMPLES,
+	OPT_WINDOW,
+	OPT_ALLOW_WRITABLE,
+	OPT_DURATION,
+};
 
 static const struct argp_option opts[] = {
     {"slice-us", 's', "US", 0, "Time slice in microseconds (100-1000000, default 20000)"},
@@ -91,6 +133,29 @@ static const struct argp_option opts[] = {
     {"max-recent-migr", OPT_MAX_RECENT, "N", 0,
      "Ping-pong guard: no move for a task with N domain migrations per second (1-1000, "
      "default 8)"},
+    {"mode", 'm', "MODE", 0, "heuristic (default), collect, infer or adaptive: see MODES below"},
+    {"state-dir", 'd', "DIR", 0,
+     "Dataset and models of collect/infer/adaptive (default /var/lib/scx_mlb)"},
+    {"model", 'M', "FILE", 0, "Model to start from (default: DIR/model.mlb if present)"},
+    {"explore", OPT_EXPLORE, "PERMILLE", 0,
+     "Decisions taken against the policy when recording, per mille (0-200, default 20)"},
+    {"horizon-ms", OPT_HORIZON, "MS", 0,
+     "How long a decision's outcome is observed (1-10000, default 50)"},
+    {"bounce-ms", OPT_BOUNCE, "MS", 0,
+     "A migrated task back at its source within MS is a bad move (1-10000, default 50)"},
+    {"label", OPT_LABEL, "KIND", 0,
+     "Train on outcome labels (default) or imitation labels (the heuristic's choices)"},
+    {"retrain-s", OPT_RETRAIN_S, "SEC", 0,
+     "Adaptive: retrain every SEC seconds (1-86400, default 20) ..."},
+    {"retrain-samples", OPT_RETRAIN_SAMPLES, "N", 0,
+     "... or after N new samples (1-10000000, default 2000)"},
+    {"min-samples", OPT_MIN_SAMPLES, "N", 0,
+     "Adaptive: no training below N samples (20-10000000, default 300)"},
+    {"window", OPT_WINDOW, "N", 0,
+     "Adaptive: train on the last N samples (100-10000000, default 20000)"},
+    {"allow-writable-model", OPT_ALLOW_WRITABLE, NULL, 0,
+     "Accept a model file that is group- or world-writable"},
+    {"duration", OPT_DURATION, "SEC", 0, "Detach and exit after SEC seconds (0 = never)"},
     {"sysfs", OPT_SYSFS, "DIR", OPTION_HIDDEN, "Read the topology from DIR (tests)"},
     {"verbose", 'v', NULL, 0, "Print libbpf's debug messages and verifier statistics"},
     {"version", 'V', NULL, 0, "Print the version and exit"},
@@ -114,6 +179,13 @@ static u64 parse_num(const char *name, const char *arg, u64 lo, u64 hi)
 		exit(MLB_EXIT_USAGE);
 	}
 	return v;
+}
+
+/* A one-line error for an option value that is not one of @what, then exit 2. */
+static void usage_err(const char *name, const char *arg, const char *what)
+{
+	fprintf(stderr, "scx_mlb: invalid %s '%s': expected %s\n", name, arg, what);
+	exit(MLB_EXIT_USAGE);
 }
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
@@ -148,6 +220,63 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_SYSFS:
 		env.sysfs = arg;
+		break;
+	case 'm':
+		if (!strcmp(arg, "heuristic"))
+			env.mode = MLB_DMODE_HEURISTIC;
+		else if (!strcmp(arg, "collect"))
+			env.mode = MLB_DMODE_COLLECT;
+		else if (!strcmp(arg, "infer"))
+			env.mode = MLB_DMODE_INFER;
+		else if (!strcmp(arg, "adaptive"))
+			env.mode = MLB_DMODE_ADAPTIVE;
+		else
+			usage_err("--mode", arg, "heuristic, collect, infer or adaptive");
+		break;
+	case 'd':
+		if (!*arg)
+			usage_err("--state-dir", arg, "a directory");
+		env.state_dir = arg;
+		break;
+	case 'M':
+		if (!*arg)
+			usage_err("--model", arg, "a model file");
+		env.model_path = arg;
+		break;
+	case OPT_EXPLORE:
+		env.explore_ppm = parse_num("--explore", arg, 0, 200) * 1000;
+		break;
+	case OPT_HORIZON:
+		env.horizon_ms = parse_num("--horizon-ms", arg, 1, 10000);
+		break;
+	case OPT_BOUNCE:
+		env.bounce_ms = parse_num("--bounce-ms", arg, 1, 10000);
+		break;
+	case OPT_LABEL:
+		if (!strcmp(arg, "outcome"))
+			env.imitation = false;
+		else if (!strcmp(arg, "imitation"))
+			env.imitation = true;
+		else
+			usage_err("--label", arg, "outcome or imitation");
+		break;
+	case OPT_RETRAIN_S:
+		env.learn.retrain_s = parse_num("--retrain-s", arg, 1, 86400);
+		break;
+	case OPT_RETRAIN_SAMPLES:
+		env.learn.retrain_samples = parse_num("--retrain-samples", arg, 1, 10000000);
+		break;
+	case OPT_MIN_SAMPLES:
+		env.learn.min_samples = parse_num("--min-samples", arg, 20, 10000000);
+		break;
+	case OPT_WINDOW:
+		env.window = parse_num("--window", arg, 100, 10000000);
+		break;
+	case OPT_ALLOW_WRITABLE:
+		env.allow_writable_model = true;
+		break;
+	case OPT_DURATION:
+		env.duration_s = parse_num("--duration", arg, 0, 100000000);
 		break;
 	case 'v':
 		env.verbose = true;
@@ -298,6 +427,12 @@ static int configure(struct scx_mlb *skel, const struct mlb_topo *t)
 	ro->migr_cost_ns = env.migr_cost_us * 1000;
 	ro->imbal_pct = env.imbal_pct;
 	ro->numa_imbal_pct = env.numa_imbal_pct;
+	ro->mode = env.mode == MLB_DMODE_HEURISTIC ? MLB_MODE_HEURISTIC
+		   : env.mode == MLB_DMODE_COLLECT ? MLB_MODE_COLLECT
+						   : MLB_MODE_INFER;
+	ro->explore_ppm = env.mode == MLB_DMODE_HEURISTIC ? 0 : env.explore_ppm;
+	ro->horizon_ns = (u64)env.horizon_ms * 1000000;
+	ro->bounce_ns = (u64)env.bounce_ms * 1000000;
 	ro->max_recent_migr = env.max_recent_migr;
 
 	if (env.partial)
@@ -308,18 +443,124 @@ static int configure(struct scx_mlb *skel, const struct mlb_topo *t)
 	return 0;
 }
 
+/* What lives across restarts of the scheduler (hotplug): the learning loop's state. */
+struct loop {
+	struct mlb_collector *coll; /* NULL in heuristic mode */
+	struct mlb_learner learner;
+	struct mlb_model_slots slots;
+	bool learning;	     /* adaptive mode: retrain and roll back */
+	u64 model_decisions; /* summed over the scheduler's lives */
+	u64 fallback;	     /* heuristic decisions in infer/adaptive mode */
+	u64 rb_drops;
+	u64 bpf_decisions;  /* decisions the BPF side made (each one is recorded or dropped) */
+	u64 decision_drops; /* ... whose record the ring buffer had no room for */
+	double t_start;
+};
+
+static int on_decision(void *ctx, void *data, size_t size)
+{
+	struct loop *lp = ctx;
+
+	if (size >= sizeof(struct mlb_decision_rec))
+		mlb_collect_decision(lp->coll, data);
+	return 0;
+}
+
+static int on_outcome(void *ctx, void *data, size_t size)
+{
+	struct loop *lp = ctx;
+
+	if (size >= sizeof(struct mlb_outcome_rec))
+		mlb_collect_outcome(lp->coll, data);
+	return 0;
+}
+
+static u64 mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (u64)t.tv_sec * 1000000000ULL + t.tv_nsec;
+}
+
+/* Mean run-queue wait over the domains, weighted by their CPUs, in ns. */
+static double mean_wait_ns(const struct mlb_dom_stat *doms, u32 nr_doms)
+{
+	double sum = 0;
+	u32 cpus = 0;
+
+	for (u32 d = 0; d < nr_doms; d++) {
+		sum += (double)doms[d].avg_wait_ns * doms[d].nr_cpus;
+		cpus += doms[d].nr_cpus;
+	}
+	return cpus ? sum / cpus : 0;
+}
+
+/* The learning part of the stats line (empty in heuristic mode). */
+static void learn_stats(const struct loop *lp, const struct mlb_stats_snap *cur, u32 gen_seen,
+			char *buf, size_t sz)
+{
+	const struct mlb_collect_stats *cs;
+	const u64 *c = cur->cnt;
+
+	buf[0] = '\0';
+	if (!lp->coll)
+		return;
+	cs = mlb_collector_stats(lp->coll);
+	snprintf(
+	    buf, sz,
+	    " by_heur=%llu by_model=%llu by_explore=%llu model_fail=%llu gen=%u live_gen=%u"
+	    " samples=%llu pending=%llu rb_drops=%llu write_dropped=%llu live_acc=%.3f",
+	    (unsigned long long)c[MLB_STAT_BY_HEURISTIC], (unsigned long long)c[MLB_STAT_BY_MODEL],
+	    (unsigned long long)c[MLB_STAT_BY_EXPLORE], (unsigned long long)c[MLB_STAT_MODEL_FAIL],
+	    lp->learner.live ? lp->learner.gen : 0, gen_seen, (unsigned long long)cs->samples,
+	    (unsigned long long)cs->pending,
+	    (unsigned long long)(c[MLB_STAT_DROP_DECISION] + c[MLB_STAT_DROP_OUTCOME]),
+	    (unsigned long long)cs->write_dropped, lp->learner.live ? lp->learner.live_acc : -1.0);
+}
+
+/* Once a second in the learning modes: file, expiry, retraining, live checks. */
+static void learn_tick(struct loop *lp, struct scx_mlb *skel, double t, double migr_s,
+		       double wait_ns)
+{
+	char msg[512];
+	int e;
+
+	if (!lp->coll)
+		return;
+	mlb_collect_flush(lp->coll, mono_ns());
+	mlb_collect_expire(lp->coll, mono_ns(), 30ULL * 1000000000ULL);
+	e = mlb_collector_io_error(lp->coll);
+	if (e)
+		fprintf(stderr,
+			"scx_mlb: dataset: %s: samples are dropped (counted) until writing "
+			"works again; scheduling goes on\n",
+			strerror(e));
+	if (!lp->learning)
+		return;
+	mlb_learner_tick(&lp->learner, &lp->slots, mlb_collector_window(lp->coll),
+			 mlb_collector_stats(lp->coll)->samples, t, msg, sizeof(msg));
+	if (msg[0])
+		printf("scx_mlb: %s\n", msg);
+	if (mlb_learner_observe(&lp->learner, &lp->slots, migr_s, wait_ns, msg, sizeof(msg)))
+		printf("scx_mlb: %s\n", msg);
+	(void)skel;
+}
+
 /*
- * One life of the scheduler: load, attach, print stats until a signal or its exit.
- * Returns the program's exit status; *restart is set when the kernel asked for a restart.
+ * One life of the scheduler: load, attach, print stats until a signal, --duration or its
+ * exit. Returns the program's exit status; *restart is set when the kernel asked for a
+ * restart.
  */
-static int run_once(bool *restart)
+static int run_once(struct loop *lp, bool *restart)
 {
 	static struct mlb_topo topo;
 	struct mlb_stats_snap prev = {}, cur = {};
 	struct scx_mlb *skel = NULL;
 	struct bpf_link *link = NULL;
-	double t0, next_stats;
-	char errbuf[256];
+	struct ring_buffer *rb = NULL, *rb_out = NULL;
+	double t0, next_stats, next_tick;
+	char errbuf[256], extra[512];
 	int err, stats_fd;
 
 	*restart = false;
@@ -348,30 +589,83 @@ static int run_once(bool *restart)
 		err = MLB_EXIT_CANNOT_START;
 		goto cleanup;
 	}
+	lp->slots = (struct mlb_model_slots){
+	    .map_fd = bpf_map__fd(skel->maps.models),
+	    .seq = &skel->bss->model_seq,
+	    .slot = &skel->bss->model_slot,
+	    .gen = &skel->bss->model_gen,
+	};
+	/* a restart keeps the live model: the new BPF side gets it before attaching */
+	if (lp->learner.live && mlb_deploy(&lp->slots, &lp->learner.live->nn, lp->learner.gen))
+		fprintf(stderr, "scx_mlb: cannot redeploy the live model: the heuristic decides\n");
+	if (lp->coll) {
+		mlb_collect_expire(lp->coll, 0, 0); /* the new BPF side numbers from 1 again */
+		/* two rings read in order, decisions first: an outcome finds its decision */
+		rb = ring_buffer__new(bpf_map__fd(skel->maps.decisions), on_decision, lp, NULL);
+		rb_out = ring_buffer__new(bpf_map__fd(skel->maps.outcomes), on_outcome, lp, NULL);
+		if (!rb || !rb_out) {
+			fprintf(stderr, "scx_mlb: cannot open the ring buffers: %s\n",
+				strerror(errno));
+			err = MLB_EXIT_CANNOT_START;
+			goto cleanup;
+		}
+	}
 	link = bpf_map__attach_struct_ops(skel->maps.mlb_ops);
 	if (!link) {
 		fprintf(stderr, "scx_mlb: cannot attach the scheduler: %s\n", strerror(errno));
 		err = MLB_EXIT_CANNOT_START;
 		goto cleanup;
 	}
-	printf("scx_mlb: attached%s, slice %llu us, balance every %llu ms\n",
+	printf("scx_mlb: attached%s, slice %llu us, balance every %llu ms, mode %s\n",
 	       env.partial ? " (partial: SCHED_EXT tasks only)" : "",
-	       (unsigned long long)env.slice_us, (unsigned long long)env.interval_ms);
+	       (unsigned long long)env.slice_us, (unsigned long long)env.interval_ms,
+	       (const char *[]){"heuristic", "collect", "infer", "adaptive"}[env.mode]);
 	fflush(stdout);
 
 	stats_fd = bpf_map__fd(skel->maps.stats);
 	t0 = now_sec();
 	next_stats = t0 + env.stats_sec;
+	next_tick = t0 + 1;
 	prev.t = 0;
 	mlb_stats_read(stats_fd, libbpf_num_possible_cpus(), &prev);
 	while (!exiting && !skel->bss->exit_info.kind) {
-		usleep(100000);
-		if (env.stats_sec && now_sec() >= next_stats) {
-			cur.t = now_sec() - t0;
+		double t;
+
+		if (rb) {
+			ring_buffer__poll(rb, 100);
+			ring_buffer__consume(rb);
+			ring_buffer__consume(rb_out);
+		} else {
+			usleep(100000);
+		}
+		t = now_sec();
+		if (env.duration_s && t - lp->t_start >= env.duration_s)
+			exiting = 1;
+		if (t >= next_tick) {
+			struct mlb_stats_snap s1 = {.t = t - t0};
+
+			if (!mlb_stats_read(stats_fd, libbpf_num_possible_cpus(), &s1)) {
+				static struct mlb_stats_snap last;
+				double dt = s1.t - last.t;
+				double migr = dt > 0 && last.t > 0 ? (s1.cnt[MLB_STAT_CPU_MIGR] -
+								      last.cnt[MLB_STAT_CPU_MIGR]) /
+									 dt
+								   : 0;
+
+				learn_tick(lp, skel, t - lp->t_start, migr,
+					   mean_wait_ns(skel->bss->dom_stats, topo.nr_doms));
+				last = s1;
+			}
+			next_tick += 1;
+		}
+		if (env.stats_sec && t >= next_stats) {
+			cur.t = t - t0;
 			if (!mlb_stats_read(stats_fd, libbpf_num_possible_cpus(), &cur)) {
+				learn_stats(lp, &cur, skel->bss->model_gen_seen, extra,
+					    sizeof(extra));
 				mlb_stats_print(stdout, &prev, &cur, skel->bss->dom_stats,
 						topo.nr_doms, skel->bss->nr_tasks,
-						skel->bss->nr_task_ctxs);
+						skel->bss->nr_task_ctxs, extra);
 				prev = cur;
 			}
 			next_stats += env.stats_sec;
@@ -381,6 +675,18 @@ static int run_once(bool *restart)
 	/* Detach (if still attached); the kernel then runs ops.exit(). */
 	bpf_link__destroy(link);
 	link = NULL;
+	if (rb) { /* the last records of this life */
+		ring_buffer__consume(rb);
+		ring_buffer__consume(rb_out);
+	}
+	if (!mlb_stats_read(stats_fd, libbpf_num_possible_cpus(), &cur)) {
+		lp->model_decisions += cur.cnt[MLB_STAT_BY_MODEL];
+		if (env.mode >= MLB_DMODE_INFER)
+			lp->fallback += cur.cnt[MLB_STAT_BY_HEURISTIC];
+		lp->rb_drops += cur.cnt[MLB_STAT_DROP_DECISION] + cur.cnt[MLB_STAT_DROP_OUTCOME];
+		lp->bpf_decisions += cur.cnt[MLB_STAT_BAL_CONSIDERED];
+		lp->decision_drops += cur.cnt[MLB_STAT_DROP_DECISION];
+	}
 	{
 		struct mlb_exit_info *ei = &skel->bss->exit_info;
 
@@ -393,16 +699,78 @@ static int run_once(bool *restart)
 		err = ei->kind >= 1024 ? MLB_EXIT_SCHED_ERROR : MLB_EXIT_OK;
 	}
 cleanup:
+	ring_buffer__free(rb_out);
+	ring_buffer__free(rb);
 	bpf_link__destroy(link);
 	scx_mlb__destroy(skel);
 	return err;
 }
 
+/*
+ * Set up the learning loop for the chosen mode: state directory, dataset collector, the
+ * model to start from. Returns 0, or an exit status after a one-line error.
+ */
+static int loop_setup(struct loop *lp)
+{
+	struct mlb_collect_opts co;
+	char err[512], path[PATH_MAX], dataset[PATH_MAX];
+	static struct mlb_model m;
+	const char *model = env.model_path;
+
+	lp->t_start = now_sec();
+	env.learn.heur =
+	    (struct mlb_heur_params){env.imbal_pct, env.numa_imbal_pct, env.max_recent_migr};
+	mlb_learner_init(&lp->learner, &env.learn,
+			 env.mode == MLB_DMODE_HEURISTIC ? NULL : env.state_dir);
+	lp->learning = env.mode == MLB_DMODE_ADAPTIVE;
+	if (env.mode == MLB_DMODE_HEURISTIC)
+		return 0;
+	if (mlb_state_dir_open(env.state_dir, err, sizeof(err))) {
+		fprintf(stderr, "scx_mlb: %s\n", err);
+		return MLB_EXIT_CANNOT_START;
+	}
+	mlb_collect_defaults(&co);
+	snprintf(dataset, sizeof(dataset), "%s/dataset.csv", env.state_dir);
+	co.path = dataset;
+	co.window = env.window;
+	co.imitation = env.imitation;
+	co.label.bounce_ns = (u64)env.bounce_ms * 1000000;
+	lp->coll = mlb_collector_new(&co, err, sizeof(err));
+	if (!lp->coll) {
+		fprintf(stderr, "scx_mlb: %s\n", err);
+		return MLB_EXIT_CANNOT_START;
+	}
+	if (env.mode < MLB_DMODE_INFER)
+		return 0;
+	/* the model to start from: --model, else the state directory's current one */
+	if (!model) {
+		snprintf(path, sizeof(path), "%s/model.mlb", env.state_dir);
+		if (access(path, F_OK))
+			return 0; /* none yet: the heuristic decides until one is trained */
+		model = path;
+	}
+	if (mlb_model_load_checked(model, env.allow_writable_model, &m, err, sizeof(err))) {
+		fprintf(stderr, "scx_mlb: model refused, the heuristic decides: %s\n", err);
+		return 0;
+	}
+	lp->learner.live = malloc(sizeof(m));
+	if (!lp->learner.live)
+		return MLB_EXIT_CANNOT_START;
+	*lp->learner.live = m;
+	lp->learner.gen = 1; /* deployed by run_once() once the BPF side is loaded */
+	lp->learner.generations = 1;
+	printf("scx_mlb: model %s loaded: generation 1\n", model);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	bool restart;
+	struct mlb_heur_params heur = {10, 20, 8};
+	static struct loop lp;
+	bool restart = false;
 	int err;
 
+	mlb_learn_defaults(&env.learn, &heur);
 	argp_err_exit_status = MLB_EXIT_USAGE;
 	/* argp's own errors take two lines: parse_arg() reports them in one instead. */
 	if (argp_parse(&argp, argc, argv, ARGP_NO_ERRS | ARGP_NO_HELP, NULL, NULL))
@@ -412,13 +780,36 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 
+	if (check_sched_ext())
+		return MLB_EXIT_CANNOT_START;
+	err = loop_setup(&lp);
+	if (err)
+		return err;
 	do {
-		if (check_sched_ext())
-			return MLB_EXIT_CANNOT_START;
-		err = run_once(&restart);
+		if (restart && check_sched_ext()) {
+			err = MLB_EXIT_CANNOT_START;
+			break;
+		}
+		err = run_once(&lp, &restart);
 		if (restart)
 			printf(
 			    "scx_mlb: the kernel asked for a restart (CPU hotplug): reattaching\n");
 	} while (restart && !exiting);
+	if (lp.coll) {
+		const struct mlb_collect_stats *cs = mlb_collector_stats(lp.coll);
+
+		printf("scx_mlb: summary: records=%llu generations=%u model_decisions=%llu "
+		       "fallback=%llu rollbacks=%u rejected=%u bpf_decisions=%llu received=%llu "
+		       "decision_drops=%llu rb_drops=%llu unmatched=%llu write_dropped=%llu\n",
+		       (unsigned long long)cs->written, lp.learner.generations,
+		       (unsigned long long)lp.model_decisions, (unsigned long long)lp.fallback,
+		       lp.learner.rollbacks, lp.learner.rejected,
+		       (unsigned long long)lp.bpf_decisions,
+		       (unsigned long long)(cs->decisions + cs->invalid),
+		       (unsigned long long)lp.decision_drops, (unsigned long long)lp.rb_drops,
+		       (unsigned long long)cs->unmatched, (unsigned long long)cs->write_dropped);
+		mlb_collector_free(lp.coll);
+	}
+	mlb_learner_free(&lp.learner);
 	return err;
 }

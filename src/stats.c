@@ -30,7 +30,8 @@ int mlb_stats_read(int fd, u32 nr_cpus, struct mlb_stats_snap *snap)
 }
 
 void mlb_stats_print(FILE *out, const struct mlb_stats_snap *prev, const struct mlb_stats_snap *cur,
-		     const struct mlb_dom_stat *doms, u32 nr_doms, s64 nr_tasks, s64 nr_task_ctxs)
+		     const struct mlb_dom_stat *doms, u32 nr_doms, s64 nr_tasks, s64 nr_task_ctxs,
+		     const char *extra)
 {
 	double dt = cur->t - prev->t;
 	const u64 *c = cur->cnt;
@@ -52,8 +53,9 @@ void mlb_stats_print(FILE *out, const struct mlb_stats_snap *prev, const struct 
 	    (unsigned long long)c[MLB_STAT_BAL_ROUNDS], (long long)nr_tasks,
 	    (long long)nr_task_ctxs);
 	for (u32 d = 0; d < nr_doms; d++)
-		fprintf(out, " dom%u_load=%.2f dom%u_q=%u", d, (double)doms[d].load / MLB_LOAD_ONE,
-			d, doms[d].nr_queued);
-	fputc('\n', out);
+		fprintf(out, " dom%u_load=%.2f dom%u_q=%u dom%u_wait_us=%.0f", d,
+			(double)doms[d].load / MLB_LOAD_ONE, d, doms[d].nr_queued, d,
+			doms[d].avg_wait_ns / 1000.0);
+	fprintf(out, "%s\n", extra ? extra : "");
 	fflush(out);
 }

@@ -28,6 +28,7 @@ static const char usage_text[] =
     "  train [OPTIONS] -o MODEL DATA.csv   train on a labelled CSV, quantize, check, write\n"
     "  show MODEL                          print a model file readably\n"
     "  eval [--label=COL] MODEL DATA.csv   metrics of the (quantized) model on a CSV\n"
+    "  check [--label=COL] DATA.csv        validate a dataset: rows and label balance\n"
     "  synth [--seed=N] [--noise=P] N OUT.csv\n"
     "                                      write N synthetic labelled decisions\n"
     "\n"
@@ -256,6 +257,38 @@ static int cmd_show(int argc, char **argv)
 	return 0;
 }
 
+/* check [--label=COL] DATA.csv: read (and so validate) a dataset, print its size. */
+static int cmd_check(int argc, char **argv)
+{
+	const char *label = "label";
+	struct mlb_dataset ds = {};
+	size_t pos = 0;
+	char err[512];
+	long n;
+
+	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc == 3 && !strncmp(argv[1], "--label=", 8)) {
+		label = argv[1] + 8;
+		argv++;
+		argc--;
+	}
+	if (argc != 2)
+		bad_args("check: expected [--label=COL] DATA.csv");
+	n = mlb_csv_read(argv[1], label, &ds, err, sizeof(err));
+	if (n < 0) {
+		fprintf(stderr, "mlb-model: %s\n", err);
+		return 1;
+	}
+	for (size_t k = 0; k < ds.n; k++)
+		pos += ds.y[k];
+	printf("rows=%zu label1=%zu label0=%zu\n", ds.n, pos, ds.n - pos);
+	mlb_dataset_free(&ds);
+	return 0;
+}
+
 static int cmd_eval(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -370,6 +403,8 @@ int main(int argc, char **argv)
 		return cmd_show(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "eval"))
 		return cmd_eval(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "check"))
+		return cmd_check(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "synth"))
 		return cmd_synth(argc - 1, argv + 1);
 	bad_args("unknown command '%s'", argv[1]);

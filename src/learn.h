@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * scx_mlb user space: the learning loop's decisions about models. Deploying a model into the
+ * BPF side's two slots without ever exposing a half-written one, the state directory, the
+ * adaptive retrain/validate/deploy cycle and the automatic rollback to the heuristic.
+ */
+#ifndef __MLB_LEARN_H
+#define __MLB_LEARN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "mlb/intf.h"
+#include "mlb/heuristic.h"
+#include "ml/data.h"
+#include "ml/model.h"
+
+/* What the daemon does (--mode). */
+enum mlb_daemon_mode {
+	MLB_DMODE_HEURISTIC, /* heuristic only, nothing recorded */
+	MLB_DMODE_COLLECT,   /* heuristic decides, decisions and outcomes become a dataset */
+	MLB_DMODE_INFER,     /* a model decides; heuristic when none is valid */
+	MLB_DMODE_ADAPTIVE,  /* infer, keep collecting, retrain, validate, swap, roll back */
+};
+
+/*
+ * The BPF side's model slots (see "The deployed model" in src/bpf/scx_mlb.bpf.c): the models
+ * array map's fd and pointers into its mmapped .bss.
+ */
+struct mlb_model_slots {
+	int map_fd;
+	volatile u64 *seq;
+	volatile u32 *slot;
+	volatile u32 *gen;
+};
+
+/*
+ * mlb_deploy - make @nn (valid: mlb_nn_validate() passed) the live model with generation
+ * @gen (> 0): written into the slot not in use, then published, all under an odd sequence
+ * number so that a decision racing the swap discards its answer. Returns 0 or -errno (the
+ * live model is then unchanged).
+ */
+int mlb_deploy(struct mlb_model_slots *s, const struct mlb_nn_model *nn, u32 gen);
+
+/* mlb_undeploy - no live model any more: the heuristic decides. */
+void mlb_undeploy(struct mlb_model_slots *s);
+
+/*
+ * mlb_state_dir_open - create @dir (0750, parents too) if missing; refuse, with a one-line
+ * reason in @err, a path that is not a directory or is group- or world-writable.
+ * Returns 0 or -errno.
+ */
+int mlb_state_dir_open(const char *dir, char *err, size_t errsz);
+
+/*
+ * mlb_model_load_checked - mlb_model_load() that first refuses a file that is group- or
+ * world-writable (anyone who can write it could steer the scheduler) unless @allow_writable.
+ * Returns 0 or -errno with "PATH: reason" in @err; @out is only written on success.
+ */
+int mlb_model_load_checked(const char *path, bool allow_writable, struct mlb_model *out, char *err,
+			   size_t errsz);
+
+struct mlb_learn_opts {
+	u32 retrain_s;	     /* adaptive: retrain when this many seconds passed ... */
+	u32 retrain_samples; /* ... or this many new samples arrived, whichever first */
+	u32 min_samples;     /* no training below this many labelled samples in the window */
+	u32 holdout_pct;     /* most recent share of the window kept out of training */
+	u32 epochs;	     /* training epochs (early stopping may stop sooner) */
+	u32 storm_factor;    /* rollback: migrations/s above factor x the heuristic's ... */
+	u32 storm_min;	     /* ... and above this absolute rate, */
+	u32 wait_factor_pct; /* or mean wait above this % of the heuristic's, */
+	u32 bad_intervals;   /* for this many stats intervals in a row */
+	struct mlb_heur_params heur; /* the heuristic being replaced, for comparisons */
+};
+
+/* mlb_learn_defaults - 20 s / 2000 samples, 300 minimum, 20% hold-out, 15 epochs, 4x/200
+ * migrations/s, 150% wait, 3 intervals; @heur copied. */
+void mlb_learn_defaults(struct mlb_learn_opts *o, const struct mlb_heur_params *heur);
+
+/* The adaptive loop's state. */
+struct mlb_learner {
+	struct mlb_learn_opts o;
+	const char *state_dir;	/* models saved here (model.mlb, model.prev.mlb); may be NULL */
+	struct mlb_model *live; /* the deployed model, NULL when the heuristic decides */
+	u32 gen;		/* generation of the last deployed model (0: none yet) */
+	u32 generations;	/* models deployed by this process */
+	u32 rollbacks;
+	u32 rejected;	   /* retrained models not deployed: not better on the hold-out */
+	double last_train; /* time of the last training, seconds */
+	u64 samples_at_train;
+	/* live monitoring */
+	double base_migr_s;  /* smoothed migrations/s while the heuristic decided (<0: none) */
+	double base_wait_ns; /* smoothed mean wait while the heuristic decided (<0: none) */
+	u32 bad_run;	     /* consecutive bad intervals under a model */
+	double live_acc;     /* accuracy of the live model on its last hold-out */
+};
+
+/* mlb_learner_init - empty state with options @o; models are saved in @state_dir. */
+void mlb_learner_init(struct mlb_learner *l, const struct mlb_learn_opts *o, const char *state_dir);
+
+/* mlb_learner_free - release the live model copy. */
+void mlb_learner_free(struct mlb_learner *l);
+
+/*
+ * mlb_learner_adopt - deploy @m (validated) as generation l->gen + 1 and keep a copy as the
+ * live model; saves it as the current model (the previous one becomes model.prev.mlb) when
+ * @save. Returns 0 or -errno with a reason in @err.
+ */
+int mlb_learner_adopt(struct mlb_learner *l, struct mlb_model_slots *s, const struct mlb_model *m,
+		      bool save, char *err, size_t errsz);
+
+/*
+ * mlb_learner_tick - the adaptive cycle, called about once a second with the sliding window
+ * @win (labelled samples, oldest first) and the total number of samples seen @nr_samples.
+ * When due, trains a model on the window minus its most recent holdout_pct, and deploys it
+ * only if its accuracy on that hold-out is at least the live model's (or, without one, the
+ * heuristic's). Writes a one-line account of what it did to @msg (empty when nothing).
+ * Returns 1 if a model was deployed, 0 otherwise.
+ */
+int mlb_learner_tick(struct mlb_learner *l, struct mlb_model_slots *s,
+		     const struct mlb_dataset *win, u64 nr_samples, double now, char *msg,
+		     size_t msgsz);
+
+/*
+ * mlb_learner_observe - one stats interval of live behaviour: @migr_s CPU migrations per
+ * second and @wait_ns mean run-queue wait. Learns the heuristic's baseline while no model is
+ * live; with a model live, @bad_intervals intervals in a row of a migration storm or of
+ * waits above the baseline roll back to the heuristic. Returns 1 on a rollback (reason in
+ * @msg), else 0.
+ */
+int mlb_learner_observe(struct mlb_learner *l, struct mlb_model_slots *s, double migr_s,
+			double wait_ns, char *msg, size_t msgsz);
+
+/*
+ * mlb_policy_accuracy - share of the @n rows of @x (MLB_NR_FEATURES each) whose label @y the
+ * policy gets right: the model @m when not NULL (score > 0 = migrate), else the heuristic
+ * @hp. 1.0 for n == 0.
+ */
+double mlb_policy_accuracy(const struct mlb_model *m, const struct mlb_heur_params *hp,
+			   const s32 *x, const u8 *y, size_t n);
+
+#endif /* __MLB_LEARN_H */
