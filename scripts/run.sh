@@ -4,9 +4,12 @@
 #   scripts/run.sh [SCX_MLB_ARGS...]        (make run ARGS="--slice-us 5000 -v")
 #
 # On a host with sched_ext (/sys/kernel/sched_ext): runs build/scx_mlb here (as root) with the
-# arguments until Ctrl-C. Otherwise: boots the numa2x2 test guest (8 vCPUs, 2 nodes x 2 LLCs)
-# and runs scx_mlb --stats 1 beside a ~30 s demo workload (stress-ng cpu + hackbench),
-# streaming the guest console live. DEMO_SECONDS changes the workload length.
+# arguments (default: --mode adaptive) until Ctrl-C. Otherwise: boots the numa2x2 test guest
+# (8 vCPUs, 2 nodes x 2 LLCs) for the learning demo: scx_mlb --mode adaptive starts with the
+# heuristic, collects decisions and outcomes under a ~90 s mixed workload, trains, deploys
+# models and keeps retraining, streaming the guest console live, and ends with its summary
+# line (records=N generations=G model_decisions=D fallback=F ...). DEMO_SECONDS changes the
+# workload length.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -18,23 +21,19 @@ if [ "${1:-}" = --in-guest ]; then
 	shift
 	# Guest side of the demo.
 	source "$MLB_ROOT/tests/vm/scenario-lib.sh"
-	secs=${DEMO_SECONDS:-30}
+	secs=${DEMO_SECONDS:-90}
 	cd /tmp
 	echo "== guest: $(nproc) CPUs, L3 groups: $(cat /sys/devices/system/cpu/cpu*/cache/index3/shared_cpu_list | sort -u | tr '\n' ' ')"
-	mlb_start --stats 1 "$@"
+	[ $# -gt 0 ] || set -- --mode adaptive --state-dir /tmp/mlb-demo --retrain-s 15 \
+		--retrain-samples 1000 --min-samples 300
+	mlb_start --stats 5 "$@"
 	mlb_wait_enabled
-	echo "== demo workload for ${secs}s: stress-ng --cpu 6 + hackbench loops"
-	stress-ng --cpu 6 --timeout "${secs}s" --metrics-brief --temp-path /tmp &
-	sp=$!
-	end=$(($(now_ms) + secs * 1000)) n=0
-	while [ "$(now_ms)" -lt $end ]; do
-		hackbench -g 4 -l 50 | grep -a Time && n=$((n + 1))
-	done
-	wait $sp
-	sp_rc=$?
+	echo "== demo workload for ${secs}s: duty-cycled stress-ng cpu workers, spinners, hackbench"
+	for ((r = 0; r < secs / 15; r++)); do mixed_load 15 "demo$r"; done
 	st=$(cat $SCX/state)
 	mlb_stop INT
-	echo "== make run: scx_mlb exit status $MLB_RC (state during the run: $st); stress-ng exit $sp_rc; $n hackbench runs"
+	echo "== make run: scx_mlb exit status $MLB_RC (state during the run: $st)"
+	grep -a '^scx_mlb: summary:' "$MLB_LOG" | tail -n1
 	[ "$MLB_RC" = 0 ]
 	exit
 fi
@@ -42,12 +41,13 @@ fi
 [ -x "$bin" ] || { echo "run: no $bin (make)" >&2; exit 1; }
 if [ -d /sys/kernel/sched_ext ]; then
 	echo "run: this host has sched_ext; running $bin $* (Ctrl-C stops it)" >&2
+	[ $# -gt 0 ] || set -- --mode adaptive
 	if [ "$(id -u)" = 0 ]; then exec "$bin" "$@"; else exec sudo "$bin" "$@"; fi
 fi
-echo "run: no sched_ext on this host; booting the numa2x2 test guest (TCG, ~20 s to boot) for a ~${DEMO_SECONDS:-30} s demo" >&2
+echo "run: no sched_ext on this host; booting the numa2x2 test guest (TCG, ~20 s to boot) for a ~${DEMO_SECONDS:-90} s learning demo" >&2
 make --no-print-directory kernel >&2 || exit 1
 out=$root/build/vm/run
-bash tests/vm/guest.sh --topo numa2x2 --timeout $((${DEMO_SECONDS:-30} + 120)) --out "$out" --stream \
+bash tests/vm/guest.sh --topo numa2x2 --timeout $((${DEMO_SECONDS:-90} + 240)) --out "$out" --stream \
 	-- "$root/scripts/run.sh" --in-guest "$@"
 rc=$?
 case $rc in

@@ -19,7 +19,8 @@ check() { # ARGS... : must be refused with one line and exit 2
 	fi
 }
 for opt in --slice-us --interval-ms --imbal-pct --numa-imbal-pct --stats --half-life-ms \
-	--migr-cost-us --max-recent-migr; do
+	--migr-cost-us --max-recent-migr --explore --horizon-ms --bounce-ms --retrain-s \
+	--retrain-samples --min-samples --window --duration; do
 	for v in "" abc -1 12x 0x10 " 5" 99999999999999999999999 1.5; do
 		check "$opt=$v"
 	done
@@ -38,10 +39,24 @@ check --no-such-option
 check -Z
 check stray-argument
 check -s # missing value
+check --mode=learn      # not a mode
+check --mode=""
+check -m COLLECT        # modes are lower case
+check --label=both
+check --label=
+check --explore 201     # above 200 per mille
+check --horizon-ms 0
+check --bounce-ms 10001
+check --min-samples 19
+check --window 99
+check --state-dir=""
+check --model=""
 # A valid set of options must get past the parser (it then stops at the kernel check, exit 3
 # on a host without sched_ext, or runs): never exit 2.
 timeout 5 "$bin" -s 5000 -i 50 -I 5 -N 30 -S 0 --half-life-ms 100 --migr-cost-us 0 \
-	--max-recent-migr 4 -p >/dev/null 2>&1
+	--max-recent-migr 4 -p --mode collect --explore 0 --horizon-ms 20 --bounce-ms 100 \
+	--label imitation --retrain-s 5 --retrain-samples 100 --min-samples 50 --window 1000 \
+	--duration 1 --state-dir /tmp/bad-args-state.$$ --allow-writable-model >/dev/null 2>&1
 rc=$?
 n=$((n + 1))
 [ $rc -ne 2 ] || { echo "FAIL: valid options refused"; fails=$((fails + 1)); }
@@ -52,6 +67,6 @@ n=$((n + 1))
 n=$((n + 1))
 [ "$("$bin" --version)" = "$("$bin" -V)" ] && "$bin" --version | grep -q '^scx_mlb [0-9]' ||
 	{ echo "FAIL: --version"; fails=$((fails + 1)); }
-rm -f /tmp/bad-args.$$
+rm -rf /tmp/bad-args.$$ /tmp/bad-args-state.$$
 echo "bad-args: $n cases, $fails failed"
 [ $fails -eq 0 ]

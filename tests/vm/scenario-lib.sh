@@ -214,3 +214,30 @@ cpu_in_list() {
 	for c in $(expand_cpus "$2"); do [ "$c" = "$1" ] && return 0; done
 	return 1
 }
+
+# ---- helpers for the learning-loop scenarios ----
+
+# mixed_load SEC [TAG]: a mix that makes the balancer decide: duty-cycled stress-ng cpu
+# workers, 2 spinners and hackbench rounds, for SEC seconds (blocks). Logs under $MLB_OUT.
+mixed_load() {
+	local end=$(($(now_ms) + $1 * 1000)) tag=${2:-load} sp hb=0
+	cd /tmp || return
+	stress-ng --temp-path /tmp --timeout "$1"s --cpu 6 --cpu-load 60 --cpu-method int64 \
+		>"$MLB_OUT/stress-ng-$tag.log" 2>&1 &
+	sp=$!
+	spin_start 2
+	while [ "$(now_ms)" -lt $end ]; do
+		hackbench -g 2 -l 20 >>"$MLB_OUT/hackbench-$tag.log" 2>&1 || break
+		hb=$((hb + 1))
+	done
+	wait $sp
+	spin_stop
+	note "$tag: $1 s of mixed load, $hb hackbench rounds"
+}
+
+# summary_field KEY: KEY's value in scx_mlb's final "scx_mlb: summary:" line
+summary_field() {
+	local l w
+	l=$(grep -a '^scx_mlb: summary:' "$MLB_LOG" | tail -n1)
+	for w in $l; do [[ $w == "$1="* ]] && { echo "${w#*=}"; return; }; done
+}

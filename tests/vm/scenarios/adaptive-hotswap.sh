@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# topo: numa2x2
+# timeout: 600
+# adaptive mode, 60 s of mixed load: the daemon collects, retrains every 10 s (or every 500
+# new samples) on its sliding window and deploys a model only when it does at least as well on
+# the most recent samples. At least two models must be deployed with the scheduler attached
+# all along (one "attached" line, state enabled at every check), the generation the BPF side
+# last used must be the one user space deployed, and the saved model must load.
+source "$MLB_ROOT/tests/vm/scenario-lib.sh"
+STATE=/tmp/mlb-state
+trap spin_stop EXIT
+rm -rf $STATE
+mlb_start --mode adaptive --state-dir $STATE --stats 2 --retrain-s 10 --retrain-samples 500 \
+	--min-samples 200
+mlb_wait_enabled
+for i in 1 2 3 4; do
+	mixed_load 15 "round$i"
+	mlb_check_enabled "after load round $i"
+done
+wait_stats $(($(nstats) + 1)) 30
+gen=$(last_stat gen) live=$(last_stat live_gen)
+note "last stats: $LAST_STATS"
+grep -a 'retrain:' "$MLB_LOG" | sed 's/^/# /'
+[ "$(count_lines '^scx_mlb: attached')" = 1 ] || fail "the scheduler reattached during the run"
+mlb_stop INT
+[ "$MLB_RC" = 0 ] || fail "exit status $MLB_RC after SIGINT, expected 0"
+gens=$(summary_field generations)
+note "$(grep -a '^scx_mlb: summary:' "$MLB_LOG")"
+[ "${gens:-0}" -ge 2 ] || fail "$gens model generations deployed, expected >= 2"
+[ "$gen" -gt 0 ] || fail "no live model at the end (a rollback?): gen=$gen"
+[ "$live" = "$gen" ] || fail "BPF last used generation $live, user space deployed $gen"
+"$MLB_ROOT/build/mlb-model" show $STATE/model.mlb >/dev/null || fail "the saved model does not load"
+[ -f $STATE/model.prev.mlb ] || fail "no previous model kept"
+echo "adaptive-hotswap: ok ($gens generations, BPF and user space at generation $gen)"

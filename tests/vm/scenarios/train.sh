@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# topo: numa2x2
+# timeout: 420
+# Training on collected samples writes a valid model file: the dataset of vm/collect (its log
+# folder) when that ran, else one collected here for 30 s. mlb-model trains (outcome labels),
+# quantizes, passes its agreement gate, and the file loads back (mlb-model show). The model is
+# kept in this test's log folder for vm/infer.
+source "$MLB_ROOT/tests/vm/scenario-lib.sh"
+trap spin_stop EXIT
+data=$MLB_ROOT/build/test-logs/vm/collect/dataset.csv
+if [ ! -s "$data" ]; then
+	note "no dataset from vm/collect: collecting one"
+	rm -rf /tmp/mlb-state
+	mlb_start --mode collect --state-dir /tmp/mlb-state --stats 5
+	mlb_wait_enabled
+	mixed_load 30 collect
+	mlb_stop INT
+	data=/tmp/mlb-state/dataset.csv
+fi
+note "dataset $data: $("$MLB_ROOT/build/mlb-model" check "$data")"
+"$MLB_ROOT/build/mlb-model" train -w auto -e 30 -o "$MLB_OUT/model.mlb" "$data" >"$MLB_OUT/train.log" 2>&1 ||
+	fail "training failed: $(tail -n 3 "$MLB_OUT/train.log")"
+cat "$MLB_OUT/train.log"
+"$MLB_ROOT/build/mlb-model" show "$MLB_OUT/model.mlb" >"$MLB_OUT/model.txt" || fail "the model file does not load"
+head -n 7 "$MLB_OUT/model.txt"
+echo "train: ok"
