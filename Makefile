@@ -4,6 +4,7 @@
 #   make run        run scx_mlb (here on a sched_ext host, else in the test guest with a demo)
 #   make test       install what is missing, build, run every test (unit + guest)
 #   make bench-nn   benchmark the fixed-point network (key=value lines)
+#   make soak       MINUTES=N of adaptive mode under a rotating workload (a report)
 #   make format     clang-format the C sources
 
 B := build
@@ -24,7 +25,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -mcpu=v3 -Wall -Werror 
 DEPS_STAMP := /var/lib/scx_mlb-deps.v1
 KERNEL_DIR := $(B)/kernel
 
-.PHONY: all deps kernel run test test-unit test-vm bench-nn fuzz-corpus format clean
+.PHONY: all deps kernel run test test-unit test-vm bench-nn fuzz-corpus soak format clean
 all: $(B)/scx_mlb
 
 deps: $(DEPS_STAMP)
@@ -76,6 +77,11 @@ test: | $(DEPS_STAMP)
 run: | $(DEPS_STAMP)
 	@$(MAKE) --no-print-directory all
 	bash scripts/run.sh
+
+# A long adaptive run under a rotating workload (not a test): MINUTES=N, default 30.
+soak: | $(DEPS_STAMP)
+	@$(MAKE) --no-print-directory all
+	MINUTES=$(MINUTES) bash scripts/soak.sh
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

@@ -59,6 +59,7 @@ static struct env {
 	bool allow_writable_model;
 	u32 window;
 	u32 duration_s;
+	u32 ring_kb; /* decision ring buffer size (the outcome one is half), 0: the BPF default */
 	struct mlb_learn_opts learn;
 } env = {
     .slice_us = 20000,
@@ -115,6 +116,7 @@ enum {
 	OPT_WINDOW,
 	OPT_ALLOW_WRITABLE,
 	OPT_DURATION,
+	OPT_RING_KB,
 };
 
 static const struct argp_option opts[] = {
@@ -156,6 +158,8 @@ static const struct argp_option opts[] = {
     {"allow-writable-model", OPT_ALLOW_WRITABLE, NULL, 0,
      "Accept a model file that is group- or world-writable"},
     {"duration", OPT_DURATION, "SEC", 0, "Detach and exit after SEC seconds (0 = never)"},
+    {"ring-kb", OPT_RING_KB, "KB", 0,
+     "Decision ring buffer size, a power of two from 8 to 65536 (default 512; outcomes half)"},
     {"sysfs", OPT_SYSFS, "DIR", OPTION_HIDDEN, "Read the topology from DIR (tests)"},
     {"verbose", 'v', NULL, 0, "Print libbpf's debug messages and verifier statistics"},
     {"version", 'V', NULL, 0, "Print the version and exit"},
@@ -277,6 +281,11 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_DURATION:
 		env.duration_s = parse_num("--duration", arg, 0, 100000000);
+		break;
+	case OPT_RING_KB:
+		env.ring_kb = parse_num("--ring-kb", arg, 8, 65536);
+		if (env.ring_kb & (env.ring_kb - 1))
+			usage_err("--ring-kb", arg, "a power of two from 8 to 65536");
 		break;
 	case 'v':
 		env.verbose = true;
@@ -578,6 +587,13 @@ static int run_once(struct loop *lp, bool *restart)
 		goto cleanup;
 	}
 	configure(skel, &topo);
+	if (env.ring_kb &&
+	    (bpf_map__set_max_entries(skel->maps.decisions, env.ring_kb * 1024) ||
+	     bpf_map__set_max_entries(skel->maps.outcomes, env.ring_kb * 512))) {
+		fprintf(stderr, "scx_mlb: cannot size the ring buffers: %s\n", strerror(errno));
+		err = MLB_EXIT_CANNOT_START;
+		goto cleanup;
+	}
 	if (env.verbose) { /* verifier statistics for every program, printed by libbpf */
 		struct bpf_program *prog;
 

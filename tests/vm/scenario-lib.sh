@@ -193,6 +193,7 @@ cpu_ticks() {
 spin_progress() {
 	local -A t0=()
 	local p
+	[ ${#SPIN_PIDS[@]} -gt 0 ] || fail "spin_progress: no spinners running"
 	for p in "${SPIN_PIDS[@]}"; do t0[$p]=$(cpu_ticks "$p"); done
 	zzz "$1"
 	for p in "${SPIN_PIDS[@]}"; do
@@ -225,13 +226,18 @@ mixed_load() {
 	stress-ng --temp-path /tmp --timeout "$1"s --cpu 6 --cpu-load 60 --cpu-method int64 \
 		>"$MLB_OUT/stress-ng-$tag.log" 2>&1 &
 	sp=$!
-	spin_start 2
+	# its own spinners, not SPIN_PIDS: the caller's spinners keep running
+	bash -c 'while :; do :; done' &
+	local s1=$!
+	bash -c 'while :; do :; done' &
+	local s2=$!
 	while [ "$(now_ms)" -lt $end ]; do
 		hackbench -g 2 -l 20 >>"$MLB_OUT/hackbench-$tag.log" 2>&1 || break
 		hb=$((hb + 1))
 	done
 	wait $sp
-	spin_stop
+	kill $s1 $s2 2>/dev/null
+	wait $s1 $s2 2>/dev/null
 	note "$tag: $1 s of mixed load, $hb hackbench rounds"
 }
 

@@ -17,8 +17,16 @@ for i in 1 2 3 4; do
 	mixed_load 15 "round$i"
 	mlb_check_enabled "after load round $i"
 done
-wait_stats $(($(nstats) + 1)) 30
-gen=$(last_stat gen) live=$(last_stat live_gen)
+# BPF reports the generation of the last model run; right after a swap no decision may have
+# used the new one yet, so look at stats lines under load until one shows both (30 s at most)
+lim=$(($(now_ms) + 30000))
+while :; do
+	hackbench -g 2 -l 20 >/dev/null 2>&1
+	wait_stats $(($(nstats) + 1)) 30
+	gen=$(last_stat gen) live=$(last_stat live_gen)
+	[ "$gen" -gt 0 ] && [ "$live" = "$gen" ] && break
+	[ "$(now_ms)" -lt $lim ] || break
+done
 note "last stats: $LAST_STATS"
 grep -a 'retrain:' "$MLB_LOG" | sed 's/^/# /'
 [ "$(count_lines '^scx_mlb: attached')" = 1 ] || fail "the scheduler reattached during the run"
