@@ -587,9 +587,8 @@ static int run_once(struct loop *lp, bool *restart)
 		goto cleanup;
 	}
 	configure(skel, &topo);
-	if (env.ring_kb &&
-	    (bpf_map__set_max_entries(skel->maps.decisions, env.ring_kb * 1024) ||
-	     bpf_map__set_max_entries(skel->maps.outcomes, env.ring_kb * 512))) {
+	if (env.ring_kb && (bpf_map__set_max_entries(skel->maps.decisions, env.ring_kb * 1024) ||
+			    bpf_map__set_max_entries(skel->maps.outcomes, env.ring_kb * 512))) {
 		fprintf(stderr, "scx_mlb: cannot size the ring buffers: %s\n", strerror(errno));
 		err = MLB_EXIT_CANNOT_START;
 		goto cleanup;

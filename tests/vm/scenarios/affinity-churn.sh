@@ -8,7 +8,7 @@
 # sched_setaffinity returns, so from then on only the scheduler places it), the scheduler must
 # stay enabled without error, and the spinners must keep running.
 source "$MLB_ROOT/tests/vm/scenario-lib.sh"
-ROUNDS=${CHURN_ROUNDS:-5}
+ROUNDS=${CHURN_ROUNDS:-4}
 SETS=("0-7" "0-1" "2-3" "4-7" "0,7" "1,4,6" "5" "2-5" "0-3" "3,4")
 trap spin_stop EXIT
 

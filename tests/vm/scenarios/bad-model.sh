@@ -21,7 +21,7 @@ for m in /tmp/bad.mlb writable; do
 	rm -rf $STATE
 	mlb_start --mode infer --model $m --state-dir $STATE --stats 2
 	mlb_wait_enabled
-	mixed_load 10 "$(basename $m)"
+	mixed_load 6 "$(basename $m)"
 	wait_stats $(($(nstats) + 1)) 30
 	msg=$(grep -a 'model refused' "$MLB_LOG")
 	note "message: $msg"

@@ -14,14 +14,14 @@ mount -t tmpfs -o size=1m,mode=0750 tmpfs $STATE || skip "cannot mount a tmpfs"
 
 mlb_start --mode collect --state-dir $STATE --stats 2
 mlb_wait_enabled
-mixed_load 10 before
+mixed_load 6 before
 wait_stats $(($(nstats) + 1)) 30
 w0=$(last_stat samples)
 [ "${w0:-0}" -gt 0 ] || fail "no samples written before the disk filled up"
 note "before: $LAST_STATS"
 dd if=/dev/zero of=$STATE/filler bs=4k 2>/dev/null
 note "filler: $(du -k $STATE/filler | cut -f1) KiB, free: $(df -k $STATE | awk 'NR==2{print $4}') KiB"
-mixed_load 15 full
+mixed_load 10 full
 wait_stats $(($(nstats) + 1)) 30
 mlb_check_enabled "with the disk full"
 d1=$(last_stat write_dropped)
@@ -31,7 +31,7 @@ note "full: $LAST_STATS"
 n=$(grep -ac 'dataset: No space left on device' "$MLB_LOG")
 [ "$n" = 1 ] || fail "the full disk was reported $n times, expected once"
 rm -f $STATE/filler
-mixed_load 10 after
+mixed_load 6 after
 wait_stats $(($(nstats) + 2)) 30
 note "after: $LAST_STATS"
 d2=$(last_stat write_dropped)

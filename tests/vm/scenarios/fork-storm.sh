@@ -6,7 +6,7 @@
 # tasks were created, and afterwards the BPF side holds no more task contexts than before the
 # storm plus SLACK (the stats line's task_ctxs: contexts are freed in ops.exit_task).
 source "$MLB_ROOT/tests/vm/scenario-lib.sh"
-STORM_S=${STORM_S:-20}
+STORM_S=${STORM_S:-12}
 MIN_FORKS=2000
 SLACK=16
 cd /tmp

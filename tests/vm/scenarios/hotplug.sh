@@ -39,7 +39,7 @@ reattached() {
 rows_prev=0
 check_model_and_data() {
 	local c r
-	mixed_load 8 "$1"
+	mixed_load 5 "$1"
 	wait_stats $(($(nstats) + 1)) 30
 	[ "$(last_stat live_gen)" = 1 ] || fail "$1: the BPF side runs generation $(last_stat live_gen), not 1"
 	[ "$(last_stat by_model)" -gt 0 ] || fail "$1: the model makes no decision after the restart"
