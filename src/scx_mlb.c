@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/capability.h>
+#include <sys/random.h>
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -610,6 +611,17 @@ static int run_once(struct loop *lp, bool *restart)
 	    .slot = &skel->bss->model_slot,
 	    .gen = &skel->bss->model_gen,
 	};
+	/*
+	 * Decision ids: a random 24-bit prefix per load of the BPF side, so that ids stay unique
+	 * in the dataset across restarts (each load counts from 1 again below the prefix).
+	 */
+	{
+		u32 r = 0;
+
+		if (getrandom(&r, sizeof(r), 0) != sizeof(r))
+			r = (u32)mono_ns() ^ (u32)getpid();
+		skel->bss->decision_seq = (u64)(r & 0xffffff) << 40;
+	}
 	/* a restart keeps the live model: the new BPF side gets it before attaching */
 	if (lp->learner.live && mlb_deploy(&lp->slots, &lp->learner.live->nn, lp->learner.gen))
 		fprintf(stderr, "scx_mlb: cannot redeploy the live model: the heuristic decides\n");
