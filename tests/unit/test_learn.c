@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * unit/learn: the daemon's model decisions (src/learn.c) against a real BPF array map on the
+ * host kernel (the BPF side's `models` map, two slots of struct mlb_nn_model):
+ *  - mlb_deploy() writes the slot not in use, publishes it with the generation, and leaves
+ *    the sequence number even (no swap under way); mlb_undeploy() sets generation 0;
+ *  - mlb_learner_observe(): the heuristic's baseline is learned while no model is live; with
+ *    a model, a migration storm or longer waits roll back only after bad_intervals intervals
+ *    in a row, and one good interval resets the count;
+ *  - mlb_policy_accuracy() of the heuristic and of a model against hand-made labels;
+ *  - the state directory and model files: group- or world-writable ones are refused.
+ * Exit 77 only when BPF maps cannot be created here (no permission).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <bpf/bpf.h>
+#include "learn.h"
+#include "check.h"
+
+/* A model that says "migrate" exactly when feature 0 (task_weight) is above 100. */
+static void weight_model(struct mlb_model *m)
+{
+	struct mlb_nn_layer *ly = &m->nn.layer[0];
+
+	memset(m, 0, sizeof(*m));
+	m->nn.magic = MLB_NN_MAGIC;
+	m->nn.n_in = MLB_NR_FEATURES;
+	m->nn.n_layers = 1;
+	m->nn.n_out = 1;
+	for (int i = 0; i < MLB_NR_FEATURES; i++) {
+		const struct mlb_feature_desc *d = &mlb_feature_descs[i];
+
+		snprintf(m->feature[i], MLB_MODEL_NAME_LEN, "%s", d->name);
+		m->nn.norm[i].lo = d->min;
+		m->nn.norm[i].hi = d->max;
+		m->nn.norm[i].offset = i == 0 ? 100 : d->min;
+		/* input 0: (w - 100) in Q4.11 with 1.0 per unit of weight, others ignored */
+		m->nn.norm[i].mult = i == 0 ? 1 << MLB_NN_IN_FRAC : 0;
+	}
+	ly->n_in = MLB_NR_FEATURES;
+	ly->n_out = 1;
+	ly->w_frac = 0;
+	ly->out_frac = MLB_NN_IN_FRAC;
+	ly->shift = 0;
+	ly->relu = 0;
+	mlb_nn_set_weight(ly, 0, 0, 1);
+	snprintf(m->meta.label, MLB_MODEL_NAME_LEN, "label");
+}
+
+int main(void)
+{
+	static struct mlb_model m, got;
+	static struct mlb_nn_model slot_val;
+	struct mlb_heur_params hp = {10, 20, 8};
+	volatile u64 seq = 0;
+	volatile u32 slot = 0, gen = 0;
+	struct mlb_model_slots s = {.seq = &seq, .slot = &slot, .gen = &gen};
+	struct mlb_learn_opts o;
+	struct mlb_learner l;
+	char err[256], msg[512], dir[] = "/tmp/mlb-learn-XXXXXX", path[300];
+	s32 x[4][MLB_NR_FEATURES] = {};
+	u8 y[4] = {1, 0, 0, 1};
+	u32 key;
+	int fd;
+
+	s.map_fd =
+	    bpf_map_create(BPF_MAP_TYPE_ARRAY, "models", 4, sizeof(struct mlb_nn_model), 2, NULL);
+	if (s.map_fd < 0) {
+		printf("cannot create a BPF map here (%s): skipped\n", strerror(errno));
+		return errno == EPERM || errno == EACCES ? 77 : 1;
+	}
+	weight_model(&m);
+	CHECK(mlb_model_validate(&m, err, sizeof(err)) == 0);
+
+	/* deploy, undeploy: the slot not in use, then the other one */
+	CHECK(mlb_deploy(&s, &m.nn, 1) == 0);
+	CHECK(slot == 1 && gen == 1 && seq == 2);
+	key = 1;
+	CHECK(bpf_map_lookup_elem(s.map_fd, &key, &slot_val) == 0);
+	CHECK(!memcmp(&slot_val, &m.nn, sizeof(m.nn)));
+	CHECK(mlb_deploy(&s, &m.nn, 2) == 0);
+	CHECK(slot == 0 && gen == 2 && seq == 4);
+	mlb_undeploy(&s);
+	CHECK(gen == 0 && seq == 6);
+
+	/* accuracy: rows with weight 200, 50, 100, 300 and labels 1 0 0 1 */
+	x[0][MLB_F_TASK_WEIGHT] = 200;
+	x[1][MLB_F_TASK_WEIGHT] = 50;
+	x[2][MLB_F_TASK_WEIGHT] = 100;
+	x[3][MLB_F_TASK_WEIGHT] = 300;
+	for (int k = 0; k < 4; k++) {
+		x[k][MLB_F_TASK_NR_CPUS] = 4;
+		x[k][MLB_F_NUMA_DIST] = 10;
+		x[k][MLB_F_KIND] = MLB_KIND_BALANCE; /* no imbalance: the heuristic stays */
+	}
+	CHECK(mlb_policy_accuracy(&m, &hp, &x[0][0], y, 4) == 1.0);
+	CHECK(mlb_policy_accuracy(NULL, &hp, &x[0][0], y, 4) == 0.5);
+
+	/* rollback: baseline 100 migrations/s and 1 ms waits, then a model */
+	mlb_learn_defaults(&o, &hp);
+	mlb_learner_init(&l, &o, NULL);
+	for (int i = 0; i < 20; i++)
+		CHECK(mlb_learner_observe(&l, &s, 100, 1e6, msg, sizeof(msg)) == 0);
+	CHECK(l.base_migr_s > 99 && l.base_migr_s < 101);
+	CHECK(mlb_learner_adopt(&l, &s, &m, false, err, sizeof(err)) == 0);
+	CHECK(l.live && gen == 1 && l.generations == 1);
+	/* two storm intervals, a good one, two more: no rollback */
+	CHECK(mlb_learner_observe(&l, &s, 900, 1e6, msg, sizeof(msg)) == 0);
+	CHECK(mlb_learner_observe(&l, &s, 900, 1e6, msg, sizeof(msg)) == 0);
+	CHECK(mlb_learner_observe(&l, &s, 120, 1e6, msg, sizeof(msg)) == 0);
+	CHECK(mlb_learner_observe(&l, &s, 900, 1e6, msg, sizeof(msg)) == 0);
+	CHECK(mlb_learner_observe(&l, &s, 900, 1e6, msg, sizeof(msg)) == 0);
+	CHECK(l.live && gen == 1);
+	/* a third in a row: back to the heuristic */
+	CHECK(mlb_learner_observe(&l, &s, 900, 1e6, msg, sizeof(msg)) == 1);
+	CHECK(!l.live && gen == 0 && l.rollbacks == 1 && strstr(msg, "rollback"));
+	/* waits: 3 intervals at 3x the baseline also roll back; 1.2x does not */
+	CHECK(mlb_learner_adopt(&l, &s, &m, false, err, sizeof(err)) == 0);
+	CHECK(gen == 2);
+	for (int i = 0; i < 5; i++)
+		CHECK(mlb_learner_observe(&l, &s, 100, 1.2e6, msg, sizeof(msg)) == 0);
+	CHECK(mlb_learner_observe(&l, &s, 100, 3e6, msg, sizeof(msg)) == 0);
+	CHECK(mlb_learner_observe(&l, &s, 100, 3e6, msg, sizeof(msg)) == 0);
+	CHECK(mlb_learner_observe(&l, &s, 100, 3e6, msg, sizeof(msg)) == 1);
+	CHECK(l.rollbacks == 2 && gen == 0);
+	/* a storm below storm_min (200/s) is no storm: tiny baselines are noise */
+	mlb_learner_free(&l);
+	mlb_learner_init(&l, &o, NULL);
+	CHECK(mlb_learner_observe(&l, &s, 10, 1e6, msg, sizeof(msg)) == 0);
+	CHECK(mlb_learner_adopt(&l, &s, &m, false, err, sizeof(err)) == 0);
+	for (int i = 0; i < 6; i++)
+		CHECK(mlb_learner_observe(&l, &s, 150, 1e6, msg, sizeof(msg)) == 0);
+	CHECK(l.live != NULL);
+	mlb_learner_free(&l);
+
+	/* state directory and model file permissions */
+	CHECK(mkdtemp(dir) != NULL);
+	CHECK(mlb_state_dir_open(dir, err, sizeof(err)) == 0); /* 0700 from mkdtemp */
+	chmod(dir, 0770);
+	CHECK(mlb_state_dir_open(dir, err, sizeof(err)) == -EPERM && strstr(err, "writable"));
+	chmod(dir, 0750);
+	snprintf(path, sizeof(path), "%s/sub/state", dir);
+	CHECK(mlb_state_dir_open(path, err, sizeof(err)) == 0); /* created, parents too */
+	snprintf(path, sizeof(path), "%s/model.mlb", dir);
+	CHECK(mlb_model_save(path, &m, err, sizeof(err)) == 0);
+	chmod(path, 0644);
+	CHECK(mlb_model_load_checked(path, false, &got, err, sizeof(err)) == 0);
+	CHECK(!memcmp(&got.nn, &m.nn, sizeof(m.nn)));
+	chmod(path, 0664);
+	CHECK(mlb_model_load_checked(path, false, &got, err, sizeof(err)) == -EPERM);
+	CHECK(strstr(err, path) && !strchr(err, '\n'));
+	CHECK(mlb_model_load_checked(path, true, &got, err, sizeof(err)) == 0);
+	fd = open(path, O_WRONLY);
+	CHECK(fd >= 0 && write(fd, "junk", 4) == 4);
+	close(fd);
+	CHECK(mlb_model_load_checked(path, true, &got, err, sizeof(err)) < 0);
+	unlink(path);
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	CHECK(system(path) == 0);
+	close(s.map_fd);
+	printf("learn: %d failures\n", failures);
+	return failures ? 1 : 0;
+}
