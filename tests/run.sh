@@ -25,8 +25,12 @@ for t in tests/unit/*.sh; do
 	names+=("unit/$(basename "$t" .sh)")
 	cmds+=("bash $t")
 done
-for t in tests/vm/scenarios/*.sh; do
-	[ -f "$t" ] || continue
+# The data pipeline first, in its order (vm/train uses vm/collect's dataset, vm/infer
+# vm/train's model; each makes its own when run alone), then the rest.
+declare -A seen=()
+for t in tests/vm/scenarios/{collect,train,infer}.sh tests/vm/scenarios/*.sh; do
+	[ -f "$t" ] && [ -z "${seen[$t]:-}" ] || continue
+	seen[$t]=1
 	names+=("vm/$(basename "$t" .sh)")
 	cmds+=("bash tests/vm/scenario.sh $t")
 done
