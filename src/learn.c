@@ -98,20 +98,7 @@ int mlb_state_dir_open(const char *dir, char *err, size_t errsz)
 int mlb_model_load_checked(const char *path, bool allow_writable, struct mlb_model *out, char *err,
 			   size_t errsz)
 {
-	struct stat st;
-
-	if (stat(path, &st)) {
-		set_err(err, errsz, "%s: %s", path, strerror(errno));
-		return -errno;
-	}
-	if (!allow_writable && (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		set_err(err, errsz,
-			"%s: group- or world-writable (mode %03o): refused "
-			"(--allow-writable-model to accept)",
-			path, st.st_mode & 0777);
-		return -EPERM;
-	}
-	return mlb_model_load(path, out, err, errsz);
+	return mlb_model_load_mode(path, allow_writable ? 0 : S_IWGRP | S_IWOTH, out, err, errsz);
 }
 
 void mlb_learn_defaults(struct mlb_learn_opts *o, const struct mlb_heur_params *heur)

@@ -516,15 +516,32 @@ out:
 
 int mlb_model_load(const char *path, struct mlb_model *out, char *err, size_t errsz)
 {
+	return mlb_model_load_mode(path, 0, out, err, errsz);
+}
+
+int mlb_model_load_mode(const char *path, unsigned int refuse_mode, struct mlb_model *out,
+			char *err, size_t errsz)
+{
 	char why[200];
 	u8 *buf = NULL;
 	size_t len = 0;
+	struct stat st;
 	int fd, ret = 0;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
 		set_err(err, errsz, "%s: %s", path, strerror(errno));
+		return ret;
+	}
+	/* checked on the open file: what is read is what was checked */
+	if (refuse_mode && (fstat(fd, &st) || (st.st_mode & refuse_mode))) {
+		ret = -EPERM;
+		set_err(err, errsz,
+			"%s: group- or world-writable (mode %03o): refused "
+			"(--allow-writable-model to accept)",
+			path, (unsigned int)st.st_mode & 0777);
+		close(fd);
 		return ret;
 	}
 	buf = malloc(MLB_MODEL_MAX_SIZE + 1);

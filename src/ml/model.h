@@ -86,6 +86,14 @@ int mlb_model_decode(const void *buf, size_t len, struct mlb_model *out, char *e
 int mlb_model_load(const char *path, struct mlb_model *out, char *err, size_t errsz);
 
 /*
+ * mlb_model_load_mode - mlb_model_load() that first refuses (-EPERM, reason in @err) a file
+ * whose mode has any bit of @refuse_mode (e.g. S_IWGRP | S_IWOTH), checked with fstat() on
+ * the descriptor it then reads, so the check and the read concern the same file.
+ */
+int mlb_model_load_mode(const char *path, unsigned int refuse_mode, struct mlb_model *out,
+			char *err, size_t errsz);
+
+/*
  * mlb_model_save - encode @m and write it to @path atomically (a temporary file in the same
  * directory, fsync, rename), so readers see the old file or the new one, never a part.
  * Returns 0, or a negative errno with a one-line reason in @err (@path is then unchanged).
