@@ -529,15 +529,12 @@ static void learn_stats(const struct loop *lp, const struct mlb_stats_snap *cur,
 	    (unsigned long long)cs->write_dropped, lp->learner.live ? lp->learner.live_acc : -1.0);
 }
 
-/* Once a second in the learning modes: file, expiry, retraining, live checks. */
-static void learn_tick(struct loop *lp, struct scx_mlb *skel, double t, double migr_s,
-		       double wait_ns)
+/* Once a second in the learning modes (lp->coll set): file, expiry, retraining, live checks. */
+static void learn_tick(struct loop *lp, double t, double migr_s, double wait_ns)
 {
 	char msg[512];
 	int e;
 
-	if (!lp->coll)
-		return;
 	mlb_collect_flush(lp->coll, mono_ns());
 	mlb_collect_expire(lp->coll, mono_ns(), 30ULL * 1000000000ULL);
 	e = mlb_collector_io_error(lp->coll);
@@ -554,7 +551,6 @@ static void learn_tick(struct loop *lp, struct scx_mlb *skel, double t, double m
 		printf("scx_mlb: %s\n", msg);
 	if (mlb_learner_observe(&lp->learner, &lp->slots, migr_s, wait_ns, msg, sizeof(msg)))
 		printf("scx_mlb: %s\n", msg);
-	(void)skel;
 }
 
 /*
@@ -565,7 +561,7 @@ static void learn_tick(struct loop *lp, struct scx_mlb *skel, double t, double m
 static int run_once(struct loop *lp, bool *restart)
 {
 	static struct mlb_topo topo;
-	struct mlb_stats_snap prev = {}, cur = {};
+	struct mlb_stats_snap prev = {}, cur = {}, tick = {};
 	struct scx_mlb *skel = NULL;
 	struct bpf_link *link = NULL;
 	struct ring_buffer *rb = NULL, *rb_out = NULL;
@@ -668,20 +664,19 @@ static int run_once(struct loop *lp, bool *restart)
 		t = now_sec();
 		if (env.duration_s && t - lp->t_start >= env.duration_s)
 			exiting = 1;
-		if (t >= next_tick) {
+		if (lp->coll && t >= next_tick) {
 			struct mlb_stats_snap s1 = {.t = t - t0};
 
 			if (!mlb_stats_read(stats_fd, libbpf_num_possible_cpus(), &s1)) {
-				static struct mlb_stats_snap last;
-				double dt = s1.t - last.t;
-				double migr = dt > 0 && last.t > 0 ? (s1.cnt[MLB_STAT_CPU_MIGR] -
-								      last.cnt[MLB_STAT_CPU_MIGR]) /
+				double dt = s1.t - tick.t;
+				double migr = dt > 0 && tick.t > 0 ? (s1.cnt[MLB_STAT_CPU_MIGR] -
+								      tick.cnt[MLB_STAT_CPU_MIGR]) /
 									 dt
 								   : 0;
 
-				learn_tick(lp, skel, t - lp->t_start, migr,
+				learn_tick(lp, t - lp->t_start, migr,
 					   mean_wait_ns(skel->bss->dom_stats, topo.nr_doms));
-				last = s1;
+				tick = s1;
 			}
 			next_tick += 1;
 		}
@@ -741,8 +736,8 @@ static int loop_setup(struct loop *lp)
 {
 	struct mlb_collect_opts co;
 	char err[512], path[PATH_MAX], dataset[PATH_MAX];
-	static struct mlb_model m;
 	const char *model = env.model_path;
+	struct mlb_model *m;
 
 	lp->t_start = now_sec();
 	env.learn.heur =
@@ -776,14 +771,15 @@ static int loop_setup(struct loop *lp)
 			return 0; /* none yet: the heuristic decides until one is trained */
 		model = path;
 	}
-	if (mlb_model_load_checked(model, env.allow_writable_model, &m, err, sizeof(err))) {
+	m = malloc(sizeof(*m));
+	if (!m)
+		return MLB_EXIT_CANNOT_START;
+	if (mlb_model_load_checked(model, env.allow_writable_model, m, err, sizeof(err))) {
 		fprintf(stderr, "scx_mlb: model refused, the heuristic decides: %s\n", err);
+		free(m);
 		return 0;
 	}
-	lp->learner.live = malloc(sizeof(m));
-	if (!lp->learner.live)
-		return MLB_EXIT_CANNOT_START;
-	*lp->learner.live = m;
+	lp->learner.live = m;
 	lp->learner.gen = 1; /* deployed by run_once() once the BPF side is loaded */
 	lp->learner.generations = 1;
 	printf("scx_mlb: model %s loaded: generation 1\n", model);

@@ -33,8 +33,8 @@
  *     so a score is a logit in the same unit whatever the model's scales.
  * The loader (src/ml/model.c, mlb_nn_validate()) enforces every bound on every model.
  *
- * Rounding: round to nearest, ties toward +infinity: (v + 2^(s-1)) >> s with an arithmetic
- * shift (gcc and clang both define >> of a negative value as arithmetic; BPF has ARSH).
+ * Rounding, rshift_round(v, s): to nearest, ties toward +infinity: (v + 2^(s-1)) >> s, an
+ * arithmetic shift (gcc and clang both define >> of a negative value as arithmetic; BPF has ARSH).
  *
  * Feature normalisation, per input i, stored in the model as integers:
  *   v = clamp(feature[i], lo, hi)
@@ -174,19 +174,14 @@ MLB_ASSERT((-3 >> 1) == -2, "arithmetic right shift of negative values");
 MLB_ASSERT((s32)0xffffffffu == -1, "u32 to s32 conversion wraps (gcc defines it)");
 #endif
 
-/* mlb_nn_half - 2^(@s - 1), or 0 when @s is 0: what rounding adds before a shift by @s. */
+/*
+ * mlb_nn_half - 2^(@s - 1), or 0 when @s is 0 (@s masked to 6 bits): what rounding adds
+ * before an arithmetic shift by @s, so (v + half) >> s is v / 2^s rounded to nearest, ties
+ * toward +infinity (no branch: the verifier has one path).
+ */
 static __always_inline s64 mlb_nn_half(u32 s)
 {
 	return (s64)(((u64)1 << (s & 63)) >> 1);
-}
-
-/*
- * mlb_nn_rshift_round - v / 2^s rounded to nearest, ties toward +infinity.
- * @v: a value with |v| < 2^62; @s: 0..63 (masked to 6 bits).
- */
-static __always_inline s64 mlb_nn_rshift_round(s64 v, u32 s)
-{
-	return (v + mlb_nn_half(s)) >> (s & 63);
 }
 
 /* mlb_nn_sat - @v saturated to [-MLB_NN_ACT_MAX, MLB_NN_ACT_MAX]. */
@@ -211,7 +206,7 @@ static __always_inline s64 mlb_nn_normalise(const struct mlb_nn_norm *n, s32 v)
 		x = n->lo;
 	if (x > n->hi)
 		x = n->hi;
-	/* rshift_round() with the model's precomputed rounding constant */
+	/* rshift_round (see the top) with the model's precomputed rounding constant */
 	return mlb_nn_sat(((x - n->offset) * n->mult + n->half) >> (n->shift & 63));
 }
 

@@ -688,7 +688,9 @@ __noinline int mlb_decide_rec(struct mlb_decision_rec *r, struct task_ctx *tctx)
 			r->decider = MLB_BY_MODEL;
 			r->score = sc.score;
 			r->model_gen = sc.gen;
-			model_gen_seen = sc.gen;
+			/* a shared line: written by one decision per swap, not by all */
+			if (model_gen_seen != sc.gen)
+				model_gen_seen = sc.gen;
 		} else if (READ_ONCE_U32(model_gen)) {
 			stat_inc(MLB_STAT_MODEL_FAIL);
 		}

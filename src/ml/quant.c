@@ -69,18 +69,20 @@ void mlb_norm_apply(const struct mlb_nn_norm *norm, u32 d, const s32 *x, double 
 	}
 }
 
-/* max over @n rows of |pre-activation| of layer @l of @net (after the layers before it) */
-static double max_preact(const struct mlp *net, int l, const double *xf, size_t n)
+/* peak[l]: max over the @n rows of @xf of |pre-activation| of layer @l of @net, every layer
+ * in one pass over the data (the quantizer does not change @net) */
+static void max_preacts(const struct mlp *net, const double *xf, size_t n, double *peak)
 {
 	struct mlp_acts act;
-	double m = 0.0;
 
+	for (int l = 0; l < net->n_layers; l++)
+		peak[l] = 0.0;
 	for (size_t k = 0; k < n; k++) {
 		mlp_forward(net, xf + k * net->size[0], &act);
-		for (int j = 0; j < net->size[l + 1]; j++)
-			m = fmax(m, fabs(act.z[l][j]));
+		for (int l = 0; l < net->n_layers; l++)
+			for (int j = 0; j < net->size[l + 1]; j++)
+				peak[l] = fmax(peak[l], fabs(act.z[l][j]));
 	}
-	return m;
 }
 
 /*
@@ -108,6 +110,7 @@ int mlb_quantize(struct mlp *net, const struct mlb_nn_norm *norm, u32 d, const d
 		 struct mlb_nn_model *out, struct mlb_quant_report *rep, char *err, size_t errsz)
 {
 	int L = net->n_layers, l, in_frac = MLB_NN_IN_FRAC;
+	double peaks[MLB_NN_MAX_LAYERS];
 
 	if ((int)d != net->size[0] || d > MLB_NN_MAX_IN || net->size[L] != 1 ||
 	    L > MLB_NN_MAX_LAYERS) {
@@ -122,11 +125,12 @@ int mlb_quantize(struct mlp *net, const struct mlb_nn_norm *norm, u32 d, const d
 	out->n_layers = L;
 	out->n_out = 1;
 	memcpy(out->norm, norm, sizeof(*norm) * d);
+	max_preacts(net, xf, n, peaks);
 
 	for (l = 0; l < L; l++) {
 		struct mlb_nn_layer *ly = &out->layer[l];
 		int n_in = net->size[l], n_out = net->size[l + 1], last = l + 1 == L;
-		double peak = max_preact(net, l, xf, n);
+		double peak = peaks[l];
 		int of = last ? MLB_NN_FRAC_BITS : MLB_NN_OUT_FRAC_MAX, f = MLB_NN_WFRAC_MAX;
 
 		/* 1. outputs: the most fraction bits that keep the headroom below saturation */
