@@ -2,7 +2,8 @@
 # Boot the test guest (TCG, the Debian sched_ext kernel in build/kernel, the host root mounted
 # read-only over 9p) and run a script or command in it as root.
 #
-#   tests/vm/guest.sh --topo flat4|numa2x2 [--timeout SEC] [--out DIR] [--stream] -- SCRIPT|CMD [ARGS...]
+#   tests/vm/guest.sh --topo flat4|numa2x2 [--timeout SEC] [--out DIR] [--stream] [--env NAME=VALUE]...
+#                     -- SCRIPT|CMD [ARGS...]
 #
 #   --topo     flat4: 4 vCPUs, 1 socket, 1 LLC, 2 GiB.
 #              numa2x2: 8 vCPUs, 2 NUMA nodes (CPUs 0-3, 4-7, distance 20) x 2 LLCs each
@@ -12,6 +13,7 @@
 #   --out DIR  results folder (default: a new build/vm/runs/XXXXXX); shared writable with the
 #              guest as $MLB_OUT; DIR/console.log gets the serial console.
 #   --stream   copy the console to stdout while the guest runs.
+#   --env N=V  export N=V to the script (the guest's environment is otherwise empty).
 #   SCRIPT     an existing file is run with bash; anything else is run as a command.
 #
 # In the guest: cwd and $MLB_ROOT = this repository (same absolute path as on the host),
@@ -30,7 +32,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 B=$root/build
 kdir=${MLB_KERNEL_DIR:-$B/kernel}
-topo=flat4 timeout=300 out="" stream=0
+topo=flat4 timeout=300 out="" stream=0 envs=()
 boot_timeout=${MLB_BOOT_TIMEOUT:-60}
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
@@ -43,6 +45,8 @@ while [ $# -gt 0 ]; do
 	--out) out=${2:?}; shift 2 ;;
 	--out=*) out=${1#*=}; shift ;;
 	--stream) stream=1; shift ;;
+	--env) envs+=("${2:?}"); shift 2 ;;
+	--env=*) envs+=("${1#*=}"); shift ;;
 	-h | --help) usage ;;
 	--) shift; break ;;
 	*) break ;;
@@ -79,6 +83,10 @@ mkdir -p "$out/.mlb"
 	echo "# written by tests/vm/guest.sh"
 	printf 'export MLB_ROOT=%q MLB_OUT=/run/mlb-out MLB_TOPO=%q\n' "$root" "$topo"
 	if [ -n "${MLB_BIN:-}" ]; then printf 'export MLB_BIN=%q\n' "$(realpath "$MLB_BIN")"; else echo 'export MLB_BIN=$MLB_ROOT/build/scx_mlb'; fi
+	for e in "${envs[@]}"; do
+		[[ $e =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] || { log "bad --env '$e' (NAME=VALUE)"; exit 2; }
+		printf 'export %s=%q\n' "${e%%=*}" "${e#*=}"
+	done
 	echo 'cd "$MLB_ROOT" || exit 1'
 	if [ -f "$1" ]; then
 		s=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")

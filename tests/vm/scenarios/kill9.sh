@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # topo: numa2x2
-# timeout: 600
+# timeout: 300
 # The daemon killed with SIGKILL under load, in adaptive mode once it has deployed a model.
 # Closing its BPF link is what detaches a sched_ext scheduler, and the kernel closes it when
 # the process dies: the fair class must be back within BOUND_MS (2 s, from the kill to state
