@@ -45,6 +45,10 @@ static struct env {
 	u32 imbal_pct;
 	u32 numa_imbal_pct;
 	u32 max_recent_migr;
+	u32 steal_min_node;
+	u32 steal_min_remote;
+	u32 wake_spill;
+	u32 affine_scan;
 	u32 stats_sec;
 	bool partial;
 	bool verbose;
@@ -70,6 +74,10 @@ static struct env {
     .imbal_pct = 10,
     .numa_imbal_pct = 20,
     .max_recent_migr = 8,
+    .steal_min_node = 2,
+    .steal_min_remote = 4,
+    .wake_spill = 1,
+    .affine_scan = 8,
     .stats_sec = 1,
     .sysfs = "/sys",
     .mode = MLB_DMODE_HEURISTIC,
@@ -118,6 +126,10 @@ enum {
 	OPT_ALLOW_WRITABLE,
 	OPT_DURATION,
 	OPT_RING_KB,
+	OPT_STEAL_MIN,
+	OPT_STEAL_MIN_REMOTE,
+	OPT_WAKE_SPILL,
+	OPT_AFFINE_SCAN,
 };
 
 static const struct argp_option opts[] = {
@@ -136,6 +148,17 @@ static const struct argp_option opts[] = {
     {"max-recent-migr", OPT_MAX_RECENT, "N", 0,
      "Ping-pong guard: no move for a task with N domain migrations per second (1-1000, "
      "default 8)"},
+    {"steal-min", OPT_STEAL_MIN, "N", 0,
+     "An idle CPU pulls from another domain of its node only when N or more tasks wait there "
+     "(1-64, default 2)"},
+    {"steal-min-remote", OPT_STEAL_MIN_REMOTE, "N", 0,
+     "... and from a domain on another node when N or more wait (1-64, default 4)"},
+    {"wake-spill", OPT_WAKE_SPILL, "N", 0,
+     "A waking task whose domain has no idle CPU looks for one in other domains only when N "
+     "or more tasks already wait in its domain (0-64, default 1; 0: always)"},
+    {"affine-scan", OPT_AFFINE_SCAN, "N", 0,
+     "A CPU taking work from its domain's queue looks through the first N tasks for one that "
+     "last ran on it or outside the domain (0-16, default 8; 0: always the head)"},
     {"mode", 'm', "MODE", 0, "heuristic (default), collect, infer or adaptive: see MODES below"},
     {"state-dir", 'd', "DIR", 0,
      "Dataset and models of collect/infer/adaptive (default /var/lib/scx_mlb)"},
@@ -222,6 +245,18 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_MAX_RECENT:
 		env.max_recent_migr = parse_num("--max-recent-migr", arg, 1, 1000);
+		break;
+	case OPT_STEAL_MIN:
+		env.steal_min_node = parse_num("--steal-min", arg, 1, 64);
+		break;
+	case OPT_STEAL_MIN_REMOTE:
+		env.steal_min_remote = parse_num("--steal-min-remote", arg, 1, 64);
+		break;
+	case OPT_WAKE_SPILL:
+		env.wake_spill = parse_num("--wake-spill", arg, 0, 64);
+		break;
+	case OPT_AFFINE_SCAN:
+		env.affine_scan = parse_num("--affine-scan", arg, 0, 16);
 		break;
 	case OPT_SYSFS:
 		env.sysfs = arg;
@@ -444,6 +479,10 @@ static int configure(struct scx_mlb *skel, const struct mlb_topo *t)
 	ro->horizon_ns = (u64)env.horizon_ms * 1000000;
 	ro->bounce_ns = (u64)env.bounce_ms * 1000000;
 	ro->max_recent_migr = env.max_recent_migr;
+	ro->steal_min_node = env.steal_min_node;
+	ro->steal_min_remote = env.steal_min_remote;
+	ro->wake_spill = env.wake_spill;
+	ro->affine_scan = env.affine_scan;
 
 	if (env.partial)
 		skel->struct_ops.mlb_ops->flags |= MLB_OPS_SWITCH_PARTIAL;

@@ -16,12 +16,18 @@
  *
  * Placement at wake-up (select_cpu): pinned tasks stay; the previous CPU if its whole core
  * is idle, then if it is idle; an idle core, then an idle CPU of the task's domain; failing
- * that an idle CPU of its node, then anywhere it may run, each of these last two only if
- * the decision seam agrees. A chosen idle CPU gets the task directly on its local DSQ.
+ * that (and only when wake_spill or more tasks already wait in its domain: one waiting
+ * task will soon get a CPU there) an idle CPU of its node, then anywhere it may run, each
+ * of these last two only if the decision seam agrees. A chosen idle CPU gets the task
+ * directly on its local DSQ.
  *
- * Dispatch: a CPU takes the head of its own domain's queue; failing that, it pulls from
- * other domains of its node (queue length at least steal_min_node), then from other nodes
- * (at least steal_min_remote), asking the seam for each candidate.
+ * Dispatch: a CPU takes from its own domain's queue the first of the first affine_scan
+ * tasks that did not last run on another CPU of the domain (that CPU takes those, within a
+ * slice, cache still warm), else the head; failing that, it pulls from other domains of
+ * its node (queue length at least steal_min_node), then from other nodes (at least
+ * steal_min_remote), asking the seam for each candidate. These gates were set by measuring
+ * (bench/, BENCHMARKS.md): with every one at its loosest, scx_mlb migrated 2-4x more than
+ * EEVDF; each cut migrations, with wall times and latencies within the guest's noise.
  *
  * Balancing runs in the kernel, in a BPF timer every balance interval: it smooths each
  * domain's runnable load, finds the most and least loaded domains (first across nodes,
@@ -126,9 +132,11 @@ const volatile u64 migr_cost_ns = 500000ULL;
 const volatile u32 imbal_pct = 10;
 const volatile u32 numa_imbal_pct = 20;
 const volatile u32 max_recent_migr = 8;
-const volatile u32 steal_min_node = 1;
-const volatile u32 steal_min_remote = 1;
+const volatile u32 steal_min_node = 2;
+const volatile u32 steal_min_remote = 4;
 const volatile u32 max_balance_moves = 4;
+const volatile u32 wake_spill = 1;  /* waiting tasks before a wake-up looks outside its domain */
+const volatile u32 affine_scan = 8; /* queue places a CPU looks through for its own tasks */
 /* The learning loop (see THE LEARNING LOOP above). */
 const volatile u32 mode = MLB_MODE_HEURISTIC; /* enum mlb_mode */
 const volatile u32 explore_ppm = 0;	      /* decisions taken against the policy, per 10^6 */
@@ -851,6 +859,8 @@ s32 BPF_STRUCT_OPS(mlb_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake
 		goto direct;
 	}
 
+	if (scx_bpf_dsq_nr_queued(tctx->dom) < wake_spill)
+		return prev_cpu;
 	cpu = select_cpu_outside(p, tctx);
 	if (cpu >= 0)
 		goto direct;
@@ -977,6 +987,37 @@ static bool steal(s32 cpu, u32 dom, bool same_node)
 	return false;
 }
 
+/*
+ * Take for @cpu, among the first affine_scan tasks of its domain's queue, the first that last
+ * ran on @cpu or outside the domain, skipping those that last ran on another CPU of the
+ * domain: that CPU takes them at its next dispatch, within a slice, with their cache still
+ * warm, where taking them here would move them (a migration inside the LLC). A global
+ * function: verified once.
+ */
+__noinline int mlb_take_affine(s32 cpu, u32 dom)
+{
+	struct bpf_iter_scx_dsq it;
+	struct task_struct *p;
+	bool moved = false;
+	u32 seen = 0;
+
+	bpf_iter_scx_dsq_new(&it, dom, 0);
+	while ((p = bpf_iter_scx_dsq_next(&it))) {
+		s32 last = scx_bpf_task_cpu(p);
+
+		if (++seen > affine_scan || seen > MLB_MAX_CANDIDATES)
+			break;
+		if (!bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
+			continue;
+		if (last != cpu && dom_of_cpu(last) == dom)
+			continue;
+		moved = mlb_move(&it, p, SCX_DSQ_LOCAL, 0);
+		break;
+	}
+	bpf_iter_scx_dsq_destroy(&it);
+	return moved;
+}
+
 void BPF_STRUCT_OPS(mlb_dispatch, s32 cpu, struct task_struct *prev)
 {
 	u32 dom = dom_of_cpu(cpu);
@@ -988,7 +1029,7 @@ void BPF_STRUCT_OPS(mlb_dispatch, s32 cpu, struct task_struct *prev)
 	 */
 	if (prev && (prev->scx.flags & SCX_TASK_QUEUED) && prev->scx.slice)
 		return;
-	if (mlb_move_to_local(dom)) {
+	if ((affine_scan && mlb_take_affine(cpu, dom)) || mlb_move_to_local(dom)) {
 		stat_inc(MLB_STAT_DISPATCH_DOM);
 		return;
 	}
