@@ -3,6 +3,7 @@
 #   make            build the scheduler, the model tool and the host tests
 #   make run        run scx_mlb (here on a sched_ext host, else in the test guest with a demo)
 #   make test       install what is missing, build, run every test (unit + guest)
+#   make bench      EEVDF vs scx_mlb: build, hackbench, latency, imbalance (QUICK=1, HOST=1, REPS=N)
 #   make bench-nn   benchmark the fixed-point network (key=value lines)
 #   make soak       MINUTES=N of adaptive mode under a rotating workload (a report)
 #   make format     clang-format the C sources
@@ -25,8 +26,8 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -mcpu=v3 -Wall -Werror 
 DEPS_STAMP := /var/lib/scx_mlb-deps.v1
 KERNEL_DIR := $(B)/kernel
 
-.PHONY: all deps kernel run test test-unit test-vm bench-nn fuzz-corpus soak format clean
-all: $(B)/scx_mlb
+.PHONY: all deps kernel run test test-unit test-vm bench bench-nn fuzz-corpus soak format clean
+all: $(B)/scx_mlb $(B)/bench-work
 
 deps: $(DEPS_STAMP)
 $(DEPS_STAMP): scripts/install-deps.sh
@@ -79,6 +80,15 @@ run: | $(DEPS_STAMP)
 	bash scripts/run.sh
 
 # A long adaptive run under a rotating workload (not a test): MINUTES=N, default 30.
+# The imbalanced-load workload of make bench: a fixed amount of CPU work.
+$(B)/bench-work: bench/work.c
+	@mkdir -p $(B)
+	$(CC) $(CFLAGS) -o $@ $<
+
+# EEVDF vs scx_mlb in the test guest (HOST=1: on this sched_ext machine); QUICK=1, REPS=N.
+bench: | $(DEPS_STAMP)
+	QUICK=$(QUICK) HOST=$(HOST) REPS=$(REPS) bash bench/bench.sh
+
 soak: | $(DEPS_STAMP)
 	@$(MAKE) --no-print-directory all
 	MINUTES=$(MINUTES) bash scripts/soak.sh

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# make bench: EEVDF against scx_mlb, side by side, with a report and plots.
+#
+#   bench/bench.sh            (make bench)          the full set, ~35 min in the test guest
+#   QUICK=1 bench/bench.sh    (make bench QUICK=1)  shorter workloads, ~8 min
+#   HOST=1 bench/bench.sh     (make bench HOST=1)   on this machine, which must run a sched_ext
+#                                                   kernel (real hardware: real numbers)
+#   REPS=N                    repetitions (default 3; each runs every scheduler once)
+#
+# Fetches the build workload (Lua 5.4, Debian's source package lua5.4, with apt in a private
+# state folder: the system's apt sources are not touched), then runs bench/workloads.sh in the
+# numa2x2 test guest (8 vCPUs, 2 NUMA nodes x 2 LLCs, QEMU TCG) or here, samples the host's
+# steal time beside it, and writes bench/results/<UTC date-time>/: results.csv, meta.txt,
+# lat/*.hist, report.md and PNG plots (bench/report.sh), model.mlb (the learned model). Logs
+# go to build/bench/<date-time>/. Ends with the key=value lines of bench/report.sh.
+# Exit status: 0 when every run completed and the report was written, else 1.
+{ # parsed whole before it runs: editing this file cannot break a running instance
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+quick=${QUICK:-0} reps=${REPS:-3} on_host=${HOST:-0}
+[[ $quick =~ ^[01]$ && $on_host =~ ^[01]$ ]] || { echo "bench: QUICK and HOST take 0 or 1" >&2; exit 2; }
+[[ $reps =~ ^[1-9][0-9]?$ ]] || { echo "bench: REPS must be 1..99, not '$reps'" >&2; exit 2; }
+stamp=$(date -u +%Y-%m-%d-%H%M%S)
+res=$root/bench/results/$stamp
+logdir=$root/build/bench/$stamp
+say() { echo "bench: $*" >&2; }
+
+# lua_tarball: Lua's upstream tarball from Debian's current lua5.4 source package (stable).
+lua_tarball() {
+	local d=$root/build/bench/apt f
+	f=$(ls "$d"/src/lua5.4_*.orig.tar.gz 2>/dev/null | tail -n1)
+	[ -n "$f" ] && { echo "$f"; return 0; }
+	mkdir -p "$d/lists/partial" "$d/cache/archives/partial" "$d/src"
+	echo "deb-src http://deb.debian.org/debian ${BENCH_LUA_SUITE:-bookworm} main" >"$d/sources.list"
+	local A=(-o Dir::Etc::sourcelist="$d/sources.list" -o Dir::Etc::sourceparts=-
+		-o Dir::State::Lists="$d/lists" -o Dir::Cache="$d/cache"
+		-o APT::Get::List-Cleanup=0 -o Debug::NoLocking=1 -o APT::Sandbox::User=root)
+	apt-get "${A[@]}" update -qq >&2 &&
+		(cd "$d/src" && apt-get "${A[@]}" source --download-only lua5.4 >&2) || return 1
+	f=$(ls "$d"/src/lua5.4_*.orig.tar.gz 2>/dev/null | tail -n1)
+	[ -n "$f" ] && echo "$f"
+}
+
+# steal_sampler FILE: "epoch steal total" of the host's /proc/stat every second, until killed.
+steal_sampler() {
+	local cpu user nice sys idle iow irq sirq steal rest
+	while :; do
+		read -r cpu user nice sys idle iow irq sirq steal rest </proc/stat
+		echo "$EPOCHREALTIME $steal $((user + nice + sys + idle + iow + irq + sirq + steal))"
+		sleep 1
+	done >"$1"
+}
+
+# fill_steal DIR: the steal_pct column of DIR/results.csv from the host's samples around each
+# run (guest and host clocks agree to well under a second: QEMU's clock follows the host's).
+fill_steal() {
+	[ -s "$logdir/host-steal.txt" ] && [ -s "$1/logs/times.txt" ] || return 0
+	awk -F'[ ,]' -v OFS=, 'FILENAME == ARGV[1] { t[++n] = $1; s[n] = $2; a[n] = $3; next }
+		FILENAME == ARGV[2] { t0[$1] = $2; t1[$1] = $3; next }
+		FNR == 1 { print; next }
+		{
+			# the samples just around the run: the last one before it, the first one after
+			i = 1; j = n
+			for (k = 1; k <= n; k++) {
+				if (t[k] <= t0[$1]) i = k
+				if (t[k] >= t1[$1] && j == n) j = k
+			}
+			v = ""
+			if (i && j > i && a[j] > a[i]) v = sprintf("%.1f", 100 * (s[j] - s[i]) / (a[j] - a[i]))
+			$NF = v
+			print
+		}' "$logdir/host-steal.txt" "$1/logs/times.txt" "$1/results.csv" >"$1/results.csv.tmp" &&
+		mv "$1/results.csv.tmp" "$1/results.csv"
+}
+
+[ "$(id -u)" = 0 ] || { echo "bench: run as root (make bench installs packages and loads a scheduler)" >&2; exit 1; }
+bash scripts/install-deps.sh || exit 1
+make --no-print-directory all build/bench-work >&2 || exit 1
+lua=$(lua_tarball) || { echo "bench: cannot fetch the Lua source package" >&2; exit 1; }
+mkdir -p "$logdir" "$res"
+say "results in $res, logs in $logdir"
+steal_sampler "$logdir/host-steal.txt" &
+sampler=$!
+trap 'kill $sampler 2>/dev/null' EXIT
+
+export BENCH_QUICK=$quick BENCH_REPS=$reps
+if [ "$on_host" = 1 ]; then
+	[ -d /sys/kernel/sched_ext ] || { echo "bench: HOST=1 needs a kernel with sched_ext (no /sys/kernel/sched_ext)" >&2; exit 1; }
+	MLB_ROOT=$root MLB_OUT=$logdir MLB_TOPO=host bash bench/workloads.sh "$lua" 2>&1 | tee "$logdir/workloads.log"
+	rc=${PIPESTATUS[0]}
+	accel=host
+else
+	make --no-print-directory kernel >&2 || exit 1
+	limit=$([ "$quick" = 1 ] && echo $((reps * 240 + 300)) || echo $((reps * 900 + 600)))
+	say "booting the numa2x2 test guest (QEMU TCG); the bench runs for up to $limit s"
+	# the console streams into the log; the terminal gets the bench's own progress lines
+	bash tests/vm/guest.sh --topo numa2x2 --timeout "$limit" --out "$logdir" --stream \
+		--env BENCH_QUICK="$quick" --env BENCH_REPS="$reps" -- \
+		"$root/bench/workloads.sh" "$lua" 2>&1 | tee "$logdir/workloads.log" |
+		grep --line-buffered -a -E '^(bench|guest\.sh|FAIL)'
+	rc=${PIPESTATUS[0]}
+	accel=tcg
+fi
+kill $sampler 2>/dev/null
+[ -s "$logdir/results.csv" ] || { echo "bench: no results (exit $rc); see $logdir" >&2; exit 1; }
+
+fill_steal "$logdir"
+cp -r "$logdir/results.csv" "$logdir/meta.txt" "$logdir/lat" "$res"/
+[ -f "$logdir/model.mlb" ] && cp "$logdir/model.mlb" "$res"/
+{
+	echo "accel=$accel"
+	echo "host_cpus=$(nproc)"
+	echo "host_kernel=$(uname -r)"
+	[ "$accel" = tcg ] && echo "qemu=$(qemu-system-x86_64 --version | head -n1)"
+	echo "host_steal_pct=$(awk 'NR == 1 { s = $2; a = $3 } END { if ($3 > a) printf "%.1f", 100 * ($2 - s) / ($3 - a) }' "$logdir/host-steal.txt") (whole bench)"
+	echo "bench_exit=$rc"
+} >>"$res/meta.txt"
+bash bench/report.sh "$res" || exit 1
+say "report: $res/report.md"
+[ "$rc" = 0 ] || { say "some runs failed (exit $rc); see $logdir"; exit 1; }
+exit
+}

@@ -1,0 +1,552 @@
+#!/usr/bin/env bash
+# bench/report.sh RESULTS_DIR: turn the results of one benchmark run into a report with plots
+# and key=value lines.
+#
+# Inputs, in RESULTS_DIR:
+#   results.csv          a header line, exactly
+#                          run,rep,slot,scheduler,workload,wall_s,migrations,ctx_switches,
+#                          lat_p50_us,lat_p99_us,lat_max_us,lat_samples,by_model,by_heur,
+#                          by_explore,steal_pct
+#                        then one row per run. scheduler is eevdf, heuristic or learned (any may
+#                        be missing); workload is any name (build, hackbench-proc,
+#                        hackbench-thread, latency and imbalance come first in the tables).
+#                        run, rep and slot are positive integers; the other numeric fields are
+#                        empty or a decimal number. A row whose wall_s is empty or "fail" is a
+#                        failed run: counted, otherwise ignored. Blank lines and a CR before the
+#                        newline are ignored.
+#   lat/SCHED-rREP.hist  optional latency histograms: lines "US COUNT", "#" comments
+#   meta.txt             optional key=value lines describing the environment (date=, accel=, ...)
+# Outputs, into RESULTS_DIR (nothing is written unless the input is valid):
+#   report.md            environment, per-workload tables, key results, the plots embedded
+#   walltime.png, migrations.png, latency.png
+#                        gnuplot plots; without gnuplot the report has none and one line on
+#                        stderr says so
+#   summary.txt          these lines, also printed on stdout (and nothing else is):
+#                          build_time_ratio_vs_eevdf=          build_migrations_ratio_vs_eevdf=
+#                          hackbench_time_ratio_vs_eevdf=      latency_p99_ratio_vs_eevdf=
+#                          imbalance_time_ratio_vs_eevdf=      and the same five prefixed heuristic_
+#                        Unprefixed is scheduler "learned", heuristic_ is "heuristic". Each is the
+#                        median over reps of value(SCHED, rep) / value(eevdf, rep), over the reps
+#                        where both have an ok run of that workload with that value (a zero
+#                        denominator skips the rep): wall_s, migrations, or lat_p99_us of the
+#                        latency workload; hackbench pools the reps of hackbench-proc and
+#                        hackbench-thread. 3 decimals, "nan" when there is no pair.
+# Environment: GNUPLOT names the gnuplot program (default: gnuplot).
+# Exit status: 0 success; 2, with one line on stderr and nothing written, for a usage error, a
+#   missing RESULTS_DIR or results.csv, a header that differs, a row with the wrong number of
+#   fields, an unknown scheduler, a bad workload name, a non-numeric value in a numeric field or
+#   two ok runs of one scheduler and workload in one rep; 1 on any other failure (e.g. a
+#   RESULTS_DIR that cannot be written).
+set -euo pipefail
+
+prog=bench/report.sh
+HEADER=run,rep,slot,scheduler,workload,wall_s,migrations,ctx_switches,lat_p50_us,lat_p99_us,lat_max_us,lat_samples,by_model,by_heur,by_explore,steal_pct
+SCHEDS="eevdf heuristic learned"
+declare -A COLOR=([eevdf]="#0072b2" [heuristic]="#e69f00" [learned]="#009e73") # in the plots
+GNUPLOT=${GNUPLOT:-gnuplot}
+
+die() { # MESSAGE: the one line on stderr for bad input, exit 2
+	echo "$prog: $*" >&2
+	exit 2
+}
+
+warn() {
+	echo "$prog: $*" >&2
+}
+
+# validate_csv FILE: print nothing and succeed, or print one line saying what is wrong and fail.
+validate_csv() {
+	awk -v hdr="$HEADER" -v scheds="$SCHEDS" -v file="$1" '
+	function bad(msg) {
+		printf "%s:%d: %s\n", file, FNR, msg
+		err = 1
+		exit 1
+	}
+	function isnum(x) {
+		return x ~ /^([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$/
+	}
+	BEGIN {
+		FS = ","
+		nf = split(hdr, name, ",")
+		split(scheds, s, " ")
+		for (i in s)
+			known[s[i]] = 1
+	}
+	{ sub(/\r$/, "") }
+	FNR == 1 {
+		if ($0 != hdr)
+			bad("header is not \"" hdr "\"")
+		next
+	}
+	/^[ \t]*$/ { next }
+	{
+		if (NF != nf)
+			bad(NF " fields, expected " nf)
+		for (i = 1; i <= 3; i++)
+			if ($i !~ /^[0-9]+$/ || $i + 0 < 1)
+				bad(name[i] " \"" $i "\" is not a positive integer")
+		if (!($4 in known))
+			bad("unknown scheduler \"" $4 "\"")
+		if ($5 !~ /^[A-Za-z0-9][A-Za-z0-9_.+-]*$/)
+			bad("bad workload name \"" $5 "\"")
+		for (i = 6; i <= nf; i++)
+			if ($i != "" && !isnum($i) && !(i == 6 && $i == "fail"))
+				bad(name[i] " \"" $i "\" is not a number")
+		if ($6 != "" && $6 != "fail") {
+			k = $4 SUBSEP $5 SUBSEP ($2 + 0)
+			if (k in ok)
+				bad("second ok run of " $4 " on " $5 " in rep " ($2 + 0))
+			ok[k] = 1
+		}
+	}
+	END {
+		if (err)
+			exit 1
+		if (FNR == 0) {
+			printf "%s: empty, no header\n", file
+			exit 1
+		}
+	}' "$1"
+}
+
+# meta_get KEY: the value of KEY= in meta.txt (empty if none)
+meta_get() {
+	[ -f "$dir/meta.txt" ] || return 0
+	awk -v k="$1" '{ sub(/\r$/, "") } index($0, "=") && substr($0, 1, index($0, "=") - 1) == k {
+		print substr($0, index($0, "=") + 1); exit }' "$dir/meta.txt"
+}
+
+# gnuplot_terminal: the gnuplot terminal line to use, or nothing if gnuplot cannot be run
+gnuplot_terminal() {
+	command -v "$GNUPLOT" >/dev/null 2>&1 || return 0
+	if "$GNUPLOT" -e 'set terminal pngcairo' >/dev/null 2>&1; then
+		echo "set terminal pngcairo size 960,540 noenhanced font ',10'"
+	elif "$GNUPLOT" -e 'set terminal png' >/dev/null 2>&1; then
+		echo "set terminal png size 960,540 noenhanced"
+	fi
+}
+
+# analyse CSV TERM: from the validated CSV, write into $tmp tables.md (run counts and the
+# per-workload tables), summary.txt (the key=value lines), and, when TERM is set, the gnuplot
+# scripts walltime.gp and migrations.gp with their data files and plotnotes.md.
+analyse() {
+	local s colors=""
+	for s in $SCHEDS; do
+		colors+="$s=${COLOR[$s]}\n"
+	done
+	awk -v out="$tmp" -v term="$2" -v scheds="$SCHEDS" -v colors="$colors" '
+	# insertion sort of a[1..n], ascending
+	function isort(a, n,    i, j, t) {
+		for (i = 2; i <= n; i++) {
+			t = a[i]
+			for (j = i - 1; j >= 1 && a[j] > t; j--)
+				a[j + 1] = a[j]
+			a[j + 1] = t
+		}
+	}
+	# median of a[1..n], n > 0 (sorts a)
+	function median(a, n) {
+		isort(a, n)
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}
+	# the values of metric m over the ok runs of s on w: returns their number, sets VMED, VMIN,
+	# VMAX
+	function gather(m, s, w,    i, n, r) {
+		delete V
+		n = 0
+		for (i = 1; i <= nok[s, w]; i++) {
+			r = reps[s, w, i]
+			if ((m, s, w, r) in val)
+				V[++n] = val[m, s, w, r]
+		}
+		if (n) {
+			VMED = median(V, n)
+			VMIN = V[1]
+			VMAX = V[n]
+		}
+		return n
+	}
+	# append to P[1..NP] the ratios value(s, r) / value(eevdf, r) of metric m on w, for every rep
+	# r where both have the value and the denominator is not 0
+	function add_pairs(m, s, w,    i, r, d) {
+		for (i = 1; i <= nok[s, w]; i++) {
+			r = reps[s, w, i]
+			if (!((m, s, w, r) in val) || !((m, "eevdf", w, r) in val))
+				continue
+			d = val[m, "eevdf", w, r]
+			if (d != 0)
+				P[++NP] = val[m, s, w, r] / d
+		}
+	}
+	function pairs_start() {
+		delete P
+		NP = 0
+	}
+	function pairs_median() {
+		return NP ? sprintf("%.3f", median(P, NP)) : "nan"
+	}
+	# median of the per-pair ratios of metric m, scheduler s to eevdf, on workload w
+	function ratio(m, s, w) {
+		pairs_start()
+		add_pairs(m, s, w)
+		return pairs_median()
+	}
+	# kind: s (seconds), us (microseconds), n (count); values are never negative
+	function fmt(x, kind) {
+		if (kind == "s")
+			return sprintf("%.2f", x)
+		if (kind == "us" && x != int(x))
+			return sprintf("%.1f", x)
+		return sprintf("%.0f", int(x + 0.5))
+	}
+	# "median (min-max)" of metric m of s on w, "-" without values
+	function spread(m, s, w, kind) {
+		if (!gather(m, s, w))
+			return "-"
+		if (VMIN == VMAX)
+			return fmt(VMED, kind)
+		return fmt(VMED, kind) " (" fmt(VMIN, kind) "-" fmt(VMAX, kind) ")"
+	}
+	function decisions(s, w,    t) {
+		if (s == "eevdf" || !hasby[s, w])
+			return "- | -"
+		t = bym[s, w] + byh[s, w] + bye[s, w]
+		return sprintf("%.0f / %.0f / %.0f | %s", bym[s, w], byh[s, w], bye[s, w],
+			t > 0 ? sprintf("%.1f%%", 100 * bym[s, w] / t) : "-")
+	}
+	function has_latency(w,    i, s) {
+		for (i = 1; i <= nsch; i++) {
+			s = SCH[i]
+			if (gather("p50", s, w) || gather("p99", s, w) || gather("max", s, w))
+				return 1
+		}
+		return 0
+	}
+	function table(w,    f, i, s, n) {
+		f = out "/tables.md"
+		printf "\n### %s\n\n", w > f
+		print "| scheduler | ok | failed | wall s, median (min-max) | cpu-migrations | context switches | wall vs EEVDF | migrations vs EEVDF | decisions model / heur / explore | model share | steal % |" > f
+		print "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|" > f
+		for (i = 1; i <= nsch; i++) {
+			s = SCH[i]
+			if (!((s, w) in present))
+				continue
+			printf "| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s |\n", s, nok[s, w],
+				nfail[s, w], spread("wall", s, w, "s"), spread("migr", s, w, "n"),
+				spread("ctx", s, w, "n"), ratio("wall", s, w), ratio("migr", s, w),
+				decisions(s, w), spread("steal", s, w, "s") > f
+		}
+		if (!has_latency(w))
+			return
+		printf "\nLatency (%s):\n\n", w > f
+		print "| scheduler | ok | p50 us, median (min-max) | p99 us | max us | p99 vs EEVDF | samples |" > f
+		print "|---|--:|--:|--:|--:|--:|--:|" > f
+		for (i = 1; i <= nsch; i++) {
+			s = SCH[i]
+			if (!((s, w) in present))
+				continue
+			n = "-"
+			if ((s, w) in samples)
+				n = sprintf("%.0f", samples[s, w])
+			printf "| %s | %d | %s | %s | %s | %s | %s |\n", s, nok[s, w],
+				spread("p50", s, w, "us"), spread("p99", s, w, "us"),
+				spread("max", s, w, "us"), ratio("p99", s, w),
+				n > f
+		}
+	}
+	function keys(pfx, s,    f) {
+		f = out "/summary.txt"
+		print pfx "build_time_ratio_vs_eevdf=" ratio("wall", s, "build") > f
+		print pfx "build_migrations_ratio_vs_eevdf=" ratio("migr", s, "build") > f
+		pairs_start()
+		add_pairs("wall", s, "hackbench-proc")
+		add_pairs("wall", s, "hackbench-thread")
+		print pfx "hackbench_time_ratio_vs_eevdf=" pairs_median() > f
+		print pfx "latency_p99_ratio_vs_eevdf=" ratio("p99", s, "latency") > f
+		print pfx "imbalance_time_ratio_vs_eevdf=" ratio("wall", s, "imbalance") > f
+	}
+	# gnuplot script NAME.gp (and NAME-SCHED.dat) plotting metric m of every scheduler and
+	# workload, normalised to the EEVDF median of that workload; workloads without one are
+	# left out and named in plotnotes.md
+	function plot(name, m, title, ylabel,    i, j, s, w, e, x, tics, lo, hi, skipped, f, sep) {
+		x = 0
+		lo = hi = 1
+		for (i = 1; i <= nw; i++) {
+			w = WL[i]
+			if (!gather(m, "eevdf", w) || VMED <= 0) {
+				skipped = skipped (skipped == "" ? "" : ", ") w
+				continue
+			}
+			e = VMED
+			for (j = 1; j <= nsch; j++) {
+				s = SCH[j]
+				if (!gather(m, s, w))
+					continue
+				printf "%.3f %g %g %g\n", x + OFF[s], VMED / e, VMIN / e, VMAX / e > (out "/" name "-" s ".dat")
+				dat[name, s] = 1
+				if (VMIN / e < lo) lo = VMIN / e
+				if (VMAX / e > hi) hi = VMAX / e
+			}
+			tics = tics (x ? ", " : "") "\"" w "\" " x
+			x++
+		}
+		if (skipped != "")
+			printf "%s.png leaves out %s: no EEVDF %s median to normalise to.\n\n", name,
+				skipped, (m == "wall" ? "wall-time" : "migrations") > (out "/plotnotes.md")
+		if (!x)
+			return
+		f = out "/" name ".gp"
+		print term > f
+		print "set output \"" name ".png\"" > f
+		print "set title \"" title "\"" > f
+		print "set ylabel \"" ylabel "\"" > f
+		print "set xtics (" tics ")" > f
+		printf "set xrange [-0.6:%f]\n", x - 0.4 > f
+		print "set grid ytics" > f
+		print "set key outside right top" > f
+		print "set bars 2" > f
+		if (lo > 0 && hi / lo > 20)
+			print "set logscale y\nset offsets 0, 0, graph 0.05, graph 0.05" > f
+		else
+			print "set yrange [0:*]\nset offsets 0, 0, graph 0.05, 0" > f
+		printf "plot 1 with lines dashtype 2 linecolor rgb \"gray40\" title \"EEVDF = 1\"" > f
+		for (j = 1; j <= nsch; j++) {
+			s = SCH[j]
+			if ((name, s) in dat)
+				printf ", \\\n\t\"%s-%s.dat\" using 1:2:3:4 with yerrorbars pointtype %d pointsize 1.5 linewidth 1.5 linecolor rgb \"%s\" title \"%s\"",
+					name, s, PT[s], COLOR[s], s > f
+		}
+		print "" > f
+	}
+	BEGIN {
+		FS = ","
+		nsch = split(scheds, SCH, " ")
+		n = split(colors, color, "\n")
+		for (i = 1; i <= n; i++) {
+			split(color[i], kv, "=")
+			COLOR[kv[1]] = kv[2]
+		}
+		nknown = split("build hackbench-proc hackbench-thread latency imbalance", KNOWN, " ")
+		split("wall migr ctx p50 p99 max steal", metric, " ")
+		split("6 7 8 9 10 11 16", column, " ")
+		for (i in metric)
+			COL[metric[i]] = column[i]
+		OFF["eevdf"] = -0.2; OFF["heuristic"] = 0; OFF["learned"] = 0.2
+		PT["eevdf"] = 7; PT["heuristic"] = 5; PT["learned"] = 9
+	}
+	{ sub(/\r$/, "") }
+	FNR == 1 || /^[ \t]*$/ { next }
+	{
+		s = $4
+		w = $5
+		r = $2 + 0
+		nruns++
+		if (!(w in seen))
+			seen[w] = ++nseen
+		present[s, w] = 1
+		if ($6 == "" || $6 == "fail") {
+			nfail[s, w]++
+			nfailed++
+			next
+		}
+		reps[s, w, ++nok[s, w]] = r
+		for (k in COL)
+			if ($(COL[k]) != "")
+				val[k, s, w, r] = $(COL[k]) + 0
+		if ($12 != "")
+			samples[s, w] += $12
+		if ($13 != "" || $14 != "" || $15 != "") {
+			hasby[s, w] = 1
+			bym[s, w] += $13
+			byh[s, w] += $14
+			bye[s, w] += $15
+		}
+	}
+	END {
+		# the known workloads in their order, then the others in order of appearance
+		nw = 0
+		for (i = 1; i <= nknown; i++)
+			if (KNOWN[i] in seen) {
+				WL[++nw] = KNOWN[i]
+				isknown[KNOWN[i]] = 1
+			}
+		for (i = 1; i <= nseen; i++)
+			for (w in seen)
+				if (seen[w] == i && !(w in isknown))
+					WL[++nw] = w
+		printf "%d runs, %d failed (failed runs are left out of every median and ratio).\n",
+			nruns, nfailed > (out "/tables.md")
+		for (i = 1; i <= nw; i++)
+			table(WL[i])
+		keys("", "learned")
+		keys("heuristic_", "heuristic")
+		if (term != "") {
+			plot("walltime", "wall", "Wall time relative to the EEVDF median (median, min-max)",
+				"wall time / EEVDF median")
+			plot("migrations", "migr", "cpu-migrations relative to the EEVDF median (median, min-max)",
+				"cpu-migrations / EEVDF median")
+		}
+	}' "$1"
+}
+
+# latency_data: merge the histograms lat/SCHED-r*.hist of each scheduler into $tmp/lat-SCHED.dat
+# ("US FRACTION" with FRACTION the share of samples at US or above) and write the gnuplot script
+# latency.gp if any has samples; one line per scheduler into $tmp/latnotes.md
+latency_data() {
+	local s f files plots=""
+	for s in $SCHEDS; do
+		files=()
+		for f in "$dir/lat/$s"-r*.hist; do
+			[ -f "$f" ] && files+=("$f")
+		done
+		[ ${#files[@]} -gt 0 ] || continue
+		awk -v prog="$prog" '
+		FNR == 1 && bad { printf "%s: warning: %s: %d malformed lines ignored\n", prog, last, bad > "/dev/stderr"; bad = 0 }
+		FNR == 1 { last = FILENAME }
+		{ sub(/\r$/, "") }
+		/^[ \t]*(#|$)/ { next }
+		NF == 2 && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { n[$1 + 0] += $2; next }
+		{ bad++ }
+		END {
+			if (bad)
+				printf "%s: warning: %s: %d malformed lines ignored\n", prog, last, bad > "/dev/stderr"
+			for (us in n)
+				if (n[us])
+					print us, n[us]
+		}' "${files[@]}" | sort -n -k1,1 | awk -v s="$s" -v files=${#files[@]} -v notes="$tmp/latnotes.md" '
+		{ us[NR] = $1; n[NR] = $2; total += $2 }
+		END {
+			printf "- %s: %d histogram%s, %d samples\n", s, files, files == 1 ? "" : "s", total >> notes
+			for (i = 1; i <= NR; i++) {
+				if (us[i] > 0)
+					printf "%s %.9g\n", us[i], (total - below) / total
+				below += n[i]
+			}
+		}' >"$tmp/lat-$s.dat"
+		[ -s "$tmp/lat-$s.dat" ] || continue
+		plots+="${plots:+, }\"lat-$s.dat\" using 1:2 with fsteps linewidth 2 linecolor rgb \"${COLOR[$s]}\" title \"$s\""
+	done
+	[ -n "$plots" ] || return 0
+	cat >"$tmp/latency.gp" <<-EOF
+		$term
+		set output "latency.png"
+		set title "Wakeup latency distribution (all latency runs merged)"
+		set xlabel "latency (us)"
+		set ylabel "fraction of samples at or above"
+		set logscale xy
+		set grid
+		set key outside right top
+		plot $plots
+	EOF
+}
+
+# run_gnuplot NAME: NAME.png from NAME.gp in $tmp; a failure leaves no png and warns
+run_gnuplot() {
+	[ -f "$tmp/$1.gp" ] || return 0
+	if ! (cd "$tmp" && "$GNUPLOT" "$1.gp") >"$tmp/$1.log" 2>&1 || [ ! -s "$tmp/$1.png" ]; then
+		warn "gnuplot failed on $1.png: $(grep -m 1 . "$tmp/$1.log" || true)"
+		rm -f "$tmp/$1.png"
+	fi
+}
+
+# write_report TITLE_DATE ACCEL: assemble $tmp/report.md
+write_report() {
+	local f=$tmp/report.md
+	{
+		echo "# scx_mlb benchmark report, $1"
+		echo
+		echo "## Environment"
+		echo
+		if [ -f "$dir/meta.txt" ]; then
+			echo '```'
+			tr -d '\r' <"$dir/meta.txt" | grep -v '^[[:space:]]*$' || true
+			echo '```'
+		else
+			echo "No meta.txt in the results directory."
+		fi
+		case $2 in
+		tcg | tcg,*)
+			echo
+			echo "**The guest was emulated by QEMU TCG** (accel=$2), not run with hardware" \
+				"virtualisation. TCG has no cache model, so any cache-affinity benefit of fewer" \
+				"migrations cannot appear in the wall times here. Migration counts, context" \
+				"switches and latencies are still real (the guest kernel counts them), but wall" \
+				"times on the shared host swing 15-35% between runs: compare the per-pair ratios" \
+				"and medians below, not single runs."
+			;;
+		esac
+		echo
+		echo "## Results per workload"
+		echo
+		echo "Ratios vs EEVDF are medians of per-pair ratios: for each rep in which both the" \
+			"scheduler and EEVDF have an ok run, value(scheduler) / value(EEVDF); a zero" \
+			"EEVDF value skips the pair; nan when there is no pair. Decisions are summed over" \
+			"the ok runs; model share = model / (model + heur + explore)."
+		echo
+		cat "$tmp/tables.md"
+		echo
+		echo "## Key results"
+		echo
+		echo '```'
+		cat "$tmp/summary.txt"
+		echo '```'
+		echo
+		echo "## Plots"
+		echo
+		if [ -z "$term" ]; then
+			echo "No plots: gnuplot ($GNUPLOT) with a png terminal is not available."
+		else
+			plot_link walltime "Wall time relative to EEVDF"
+			plot_link migrations "cpu-migrations relative to EEVDF"
+			[ ! -f "$tmp/plotnotes.md" ] || cat "$tmp/plotnotes.md"
+			if [ -f "$tmp/latency.png" ]; then
+				plot_link latency "Latency distribution"
+				cat "$tmp/latnotes.md"
+			elif [ -f "$tmp/latency.gp" ]; then
+				echo "latency.png: gnuplot failed."
+			else
+				echo "No latency plot: no latency histogram (lat/*.hist) with samples."
+			fi
+		fi
+	} >"$f"
+}
+
+# plot_link NAME CAPTION: embed NAME.png, or say why it is not there
+plot_link() {
+	if [ -f "$tmp/$1.png" ]; then
+		printf '![%s](%s.png)\n\n' "$2" "$1"
+	elif [ -f "$tmp/$1.gp" ]; then
+		printf '%s.png: gnuplot failed.\n\n' "$1"
+	else
+		printf 'No %s.png: nothing to plot.\n\n' "$1"
+	fi
+}
+
+[ $# -eq 1 ] || die "usage: bench/report.sh RESULTS_DIR"
+dir=${1%/}
+[ -n "$dir" ] || dir=/
+[ -d "$dir" ] || die "$1: no such directory"
+[ -f "$dir/results.csv" ] || die "$dir/results.csv: no such file"
+msg=$(validate_csv "$dir/results.csv") || die "${msg:-$dir/results.csv: cannot be read}"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-report.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+term=$(gnuplot_terminal)
+[ -n "$term" ] || warn "gnuplot ($GNUPLOT) with a png terminal not found: report without plots"
+analyse "$dir/results.csv" "$term"
+if [ -n "$term" ]; then
+	latency_data
+	for p in walltime migrations latency; do
+		run_gnuplot $p
+	done
+fi
+date=$(meta_get date)
+[ -n "$date" ] || date=$(date -r "$dir/results.csv" '+%Y-%m-%d %H:%M')
+write_report "$date" "$(meta_get accel)"
+
+for p in walltime migrations latency; do
+	[ ! -f "$tmp/$p.png" ] || cp -f "$tmp/$p.png" "$dir/"
+done
+cp -f "$tmp/summary.txt" "$tmp/report.md" "$dir/"
+cat "$tmp/summary.txt"

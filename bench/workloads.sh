@@ -1,0 +1,260 @@
+#!/usr/bin/env bash
+# The benchmark proper: EEVDF against scx_mlb (heuristic) and scx_mlb (learned model), run on
+# the machine it is on (the test guest, booted by bench/bench.sh, or a sched_ext host).
+#
+#   MLB_ROOT=REPO MLB_OUT=DIR bench/workloads.sh LUA_TARBALL
+#
+# Environment: BENCH_QUICK=1 (short workloads), BENCH_REPS (default 3), BENCH_SCHEDS (default
+# "eevdf heuristic learned"), BENCH_MODEL (a model file: skip the training step).
+#
+# 1. Trains the learned model on a run of its own: scx_mlb --mode collect under the mixed
+#    training load (stress-ng duty-cycled workers, spinners, hackbench rounds), then
+#    mlb-model train. The measured workloads below are never part of that run.
+# 2. BENCH_REPS repetitions; in each, every scheduler in turn, the order rotated by one per
+#    repetition (rep 1: eevdf heuristic learned, rep 2: heuristic learned eevdf, ...), so that
+#    drift of the host favours nobody. scx_mlb is started once per turn and stopped after it.
+# 3. Each turn runs every workload once: build (Lua 5.4 from Debian's archive, make -j<CPUs>),
+#    hackbench-proc, hackbench-thread, latency (cyclictest at SCHED_OTHER beside one CPU hog
+#    per CPU) and imbalance (one fixed-work process per CPU, all started on one LLC domain,
+#    released to every CPU after a second).
+# Writes $MLB_OUT/results.csv (one row per run; columns in bench/report.sh), $MLB_OUT/lat/
+# (latency histograms), $MLB_OUT/meta.txt, logs under $MLB_OUT/logs/. Exit status 0 when every
+# run completed; 1 when a run failed (its row says "fail") or the scheduler could not start.
+{ # parsed whole before it runs: editing this file cannot break a running instance
+set -uo pipefail
+: "${MLB_ROOT:?set MLB_ROOT to the repository}" "${MLB_OUT:?set MLB_OUT to the results folder}"
+source "$MLB_ROOT/tests/vm/scenario-lib.sh"
+lua_tar=${1:?usage: workloads.sh LUA_TARBALL}
+quick=${BENCH_QUICK:-0}
+reps=${BENCH_REPS:-3}
+scheds=(${BENCH_SCHEDS:-eevdf heuristic learned})
+ncpu=$(nproc)
+logs=$MLB_OUT/logs
+mkdir -p "$logs" "$MLB_OUT/lat"
+MLB_LOG=$logs/scx_mlb.log
+csv=$MLB_OUT/results.csv
+work=$(mktemp -d /tmp/mlb-bench.XXXXXX)
+trap 'mlb_kill; rm -rf "$work"' EXIT
+status=0
+
+# Sizes. Full: the whole of Lua at -O2 (lua and luac, 33 files), about 4 min per scheduler turn
+# in the 8-vCPU TCG guest. Quick: Lua's first 12 core objects at -O0, about 40 s per turn.
+if [ "$quick" = 1 ]; then
+	build_target="lapi.o lcode.o lctype.o ldebug.o ldo.o ldump.o lfunc.o lgc.o llex.o lmem.o"
+	build_target+=" lobject.o lopcodes.o"
+	build_cflags="-O0" hb_loops=60 lat_s=5 imb_s=1 train_s=30
+else
+	build_target=linux build_cflags="-O2" hb_loops=200 lat_s=30 imb_s=6 train_s=90
+fi
+hb_groups=4
+
+log() { echo "bench: $*"; }
+
+# ---- measuring -------------------------------------------------------------------------
+
+# stats_at: by_model by_heur by_explore of scx_mlb's latest stats line (nothing for EEVDF).
+# Heuristic mode prints no by_* keys: every decision it counts ("considered") is the heuristic's.
+stats_at() {
+	[ -n "$MLB_PID" ] || return 0
+	scan_stats
+	local w m=0 h="" e=0 c=0
+	for w in $LAST_STATS; do
+		case $w in
+		by_model=*) m=${w#*=} ;;
+		by_heur=*) h=${w#*=} ;;
+		by_explore=*) e=${w#*=} ;;
+		considered=*) c=${w#*=} ;;
+		esac
+	done
+	echo "$m ${h:-$c} $e"
+}
+
+# measure NAME CMD...: run CMD under system-wide perf stat; sets M_WALL (s), M_MIGR, M_CSW,
+# M_OK (1 when CMD exited 0), and the decision deltas M_DEC ("model,heur,explore").
+measure() {
+	local name=$1 t0 t1 s0 s1 n
+	shift
+	local pf=$logs/perf-$name.txt
+	s0=$(stats_at) # the latest line: at most a second (idle) before the start
+	t0=$EPOCHREALTIME
+	perf stat -a -x, -e cpu-migrations,context-switches -o "$pf" -- "$@" \
+		>"$logs/$name.log" 2>&1
+	M_OK=$((! $?))
+	t1=$EPOCHREALTIME
+	M_T="$t0 $t1"
+	if [ -n "$MLB_PID" ]; then n=$(nstats); wait_stats $((n + 1)) 5; fi
+	s1=$(stats_at)
+	M_WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+	M_MIGR=$(awk -F, '$3 == "cpu-migrations" { print $1 }' "$pf")
+	M_CSW=$(awk -F, '$3 == "context-switches" { print $1 }' "$pf")
+	[[ $M_MIGR =~ ^[0-9]+$ && $M_CSW =~ ^[0-9]+$ ]] || { M_OK=0; log "$name: no perf counts"; }
+	M_DEC=$(awk -v a="$s0" -v b="$s1" 'BEGIN {
+		n = split(a, x, " "); split(b, y, " ")
+		if (n < 3) { print ",,"; exit }
+		printf "%d,%d,%d", y[1] - x[1], y[2] - x[2], y[3] - x[3] }')
+}
+
+# row REP SLOT SCHED WORKLOAD [P50 P99 MAX SAMPLES]: one results.csv line from M_*.
+row() {
+	local wall=$M_WALL
+	[ "$M_OK" = 1 ] || { wall=fail; status=1; }
+	run_no=$((run_no + 1))
+	echo "$run_no $M_T" >>"$logs/times.txt"
+	echo "$run_no,$1,$2,$3,$4,$wall,$M_MIGR,$M_CSW,${5:-},${6:-},${7:-},${8:-},$M_DEC," >>"$csv"
+	log "run $run_no: rep $1 $3 $4: wall ${wall}s migrations $M_MIGR csw $M_CSW${6:+ p99 ${6}us} decisions(model,heur,explore) $M_DEC"
+}
+
+# ---- workloads -------------------------------------------------------------------------
+
+w_build() { # fresh tree each time: nothing is left from the previous run
+	rm -rf "$work/lua" && mkdir -p "$work/lua" && tar -C "$work/lua" -xzf "$lua_tar" --strip-components=1
+	measure "$1" make -C "$work/lua/src" -j"$ncpu" $build_target \
+		CFLAGS="$build_cflags -Wall -DLUA_COMPAT_5_3 -DLUA_USE_LINUX"
+}
+
+w_hackbench() { # $2: "" (processes) or -T (threads)
+	measure "$1" hackbench $2 -g $hb_groups -l $hb_loops
+}
+
+# The latency mix: one stress-ng hog per CPU and cyclictest at SCHED_OTHER (--policy=other;
+# its default is SCHED_FIFO, which sched_ext never sees), half as many threads as CPUs, 2 ms
+# period. Histogram in microseconds up to 100 ms; overflows are kept as the bucket 100000.
+w_latency() { # NAME HISTFILE
+	local hist=$work/cyclictest.hist
+	stress-ng --cpu "$ncpu" --cpu-method int64 --timeout $((lat_s + 5))s >"$logs/$1-hogs.log" 2>&1 &
+	local hogs=$!
+	zzz 1
+	measure "$1" cyclictest -q -t $(((ncpu + 1) / 2)) --policy=other -i 2000 -D "$lat_s" \
+		-h 100000 --histfile="$hist"
+	kill "$hogs" 2>/dev/null
+	wait "$hogs" 2>/dev/null
+	awk '/^#/ {
+			if ($0 ~ /Histogram Overflows/) { for (i = 4; i <= NF; i++) ov += $i }
+			next
+		}
+		NF > 1 { c = 0; for (i = 2; i <= NF; i++) c += $i; if (c) print $1 + 0, c }
+		END { if (ov) print 100000, ov }' "$hist" >"$2"
+	LAT=$(awk '{ n += $2; b[NR] = $1; c[NR] = $2 } END {
+		if (!n) { print ",,,0"; exit }
+		for (i = 1; i <= NR; i++) {
+			s += c[i]
+			if (p50 == "" && s >= 0.50 * n) p50 = b[i]
+			if (p99 == "" && s >= 0.99 * n) p99 = b[i]
+		}
+		printf "%d,%d,%d,%d", p50, p99, b[NR], n }' "$2")
+}
+
+# The imbalance: ncpu processes of fixed work, started on the CPUs of one LLC (CPU 0's; only
+# CPU 0 when that LLC is the whole machine), released to every CPU after a second. Wall time
+# is until the last one ends.
+w_imbalance() {
+	local dom all pids=() p
+	dom=$(cat /sys/devices/system/cpu/cpu0/cache/index3/shared_cpu_list 2>/dev/null || echo 0)
+	all=0-$((ncpu - 1))
+	[ "$dom" = "$all" ] && dom=0
+	measure "$1" bash -c '
+		dom=$1 all=$2 n=$3 iters=$4 pids=()
+		for ((i = 0; i < n; i++)); do taskset -c "$dom" "$5" "$iters" & pids+=($!); done
+		sleep 1
+		for p in "${pids[@]}"; do taskset -a -p -c "$all" "$p" >/dev/null || exit 1; done
+		rc=0
+		for p in "${pids[@]}"; do wait "$p" || rc=1; done
+		exit $rc' imbalance "$dom" "$all" "$ncpu" "$imb_iters" "$work_bin"
+}
+
+# ---- schedulers ------------------------------------------------------------------------
+
+sched_start() { # eevdf | heuristic | learned
+	MLB_LOG=$logs/scx_mlb-$1-r$rep.log
+	case $1 in
+	eevdf) [ "$(rd $SCX/state)" = disabled ] || fail "sched_ext is $(rd $SCX/state), not EEVDF" ;;
+	heuristic) mlb_start --mode heuristic --stats 1 ;;
+	learned) mlb_start --mode infer --model "$model" --explore 0 --stats 1 --state-dir "$work/state" ;;
+	*) fail "unknown scheduler $1" ;;
+	esac
+	[ "$1" = eevdf ] || mlb_wait_enabled
+}
+sched_stop() {
+	[ -n "$MLB_PID" ] || return 0
+	mlb_check_enabled "after the $1 turn"
+	mlb_stop INT
+	[ "$MLB_RC" = 0 ] || { log "scx_mlb exited $MLB_RC"; status=1; }
+	grep -a '^scx_mlb: summary:' "$MLB_LOG" | tail -n1
+}
+
+# ---- main ------------------------------------------------------------------------------
+
+cd "$work" || exit 1
+work_bin=$MLB_ROOT/build/bench-work
+[ -x "$work_bin" ] || fail "no $work_bin (make)"
+for t in perf hackbench cyclictest stress-ng taskset make gcc; do
+	command -v $t >/dev/null || fail "missing tool: $t (make deps)"
+done
+need_mlb
+
+# Calibrate the imbalance work to imb_s seconds per process when each has a CPU of its own.
+t0=$EPOCHREALTIME
+"$work_bin" 20000000
+imb_iters=$(awk -v a="$t0" -v b="$EPOCHREALTIME" -v s=$imb_s 'BEGIN { printf "%d", 2e7 * s / (b - a) }')
+
+{
+	echo "date=$(date -u +%FT%TZ)"
+	echo "commit=$(git -C "$MLB_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+	echo "kernel=$(uname -r)"
+	echo "vcpus=$ncpu"
+	echo "topology=${MLB_TOPO:-host}: $(cat /sys/devices/system/cpu/cpu*/cache/index3/shared_cpu_list 2>/dev/null | sort -u | tr '\n' ' ')nodes $(ls -d /sys/devices/system/node/node* 2>/dev/null | wc -l)"
+	echo "quick=$quick"
+	echo "reps=$reps"
+	echo "schedulers=${scheds[*]}"
+	echo "build_project=Lua $(basename "$lua_tar" .orig.tar.gz | sed 's/^lua[0-9.]*_//') (Debian source package lua5.4)"
+	echo "build_cmd=make -j$ncpu $build_target CFLAGS=$build_cflags"
+	echo "hackbench=-g $hb_groups -l $hb_loops (processes; -T threads)"
+	echo "latency=cyclictest -t $(((ncpu + 1) / 2)) --policy=other -i 2000 -D $lat_s beside $ncpu stress-ng cpu hogs"
+	echo "imbalance=$ncpu x bench-work $imb_iters (~${imb_s}s each alone), started on CPUs $(cat /sys/devices/system/cpu/cpu0/cache/index3/shared_cpu_list 2>/dev/null), released after 1 s"
+} >>"$MLB_OUT/meta.txt"
+
+# 1. the learned model, from a run of its own
+model=${BENCH_MODEL:-}
+if [[ " ${scheds[*]} " == *" learned "* ]] && [ -z "$model" ]; then
+	log "training: scx_mlb --mode collect for ${train_s}s of the training mix"
+	MLB_LOG=$logs/scx_mlb-collect.log
+	mlb_start --mode collect --state-dir "$work/train" --stats 5
+	mlb_wait_enabled
+	saved_out=$MLB_OUT
+	MLB_OUT=$logs
+	for ((i = 0; i < train_s / 15; i++)); do mixed_load 15 "train$i"; done
+	MLB_OUT=$saved_out
+	mlb_stop INT
+	model=$MLB_OUT/model.mlb
+	"$MLB_ROOT/build/mlb-model" train -w auto -e 30 -o "$model" "$work/train/dataset.csv" \
+		>"$logs/train.log" 2>&1 || fail "training failed: $(tail -n 2 "$logs/train.log")"
+	log "model: $(grep -a -m1 -i 'accuracy' "$logs/train.log")"
+	echo "model=trained on $(awk 'END { print NR - 1 }' "$work/train/dataset.csv") decisions of a ${train_s}s collect run under the training mix (not a measured workload)" >>"$MLB_OUT/meta.txt"
+fi
+
+echo "run,rep,slot,scheduler,workload,wall_s,migrations,ctx_switches,lat_p50_us,lat_p99_us,lat_max_us,lat_samples,by_model,by_heur,by_explore,steal_pct" >"$csv"
+run_no=0
+for ((rep = 1; rep <= reps; rep++)); do
+	for ((slot = 1; slot <= ${#scheds[@]}; slot++)); do
+		s=${scheds[$(((rep - 1 + slot - 1) % ${#scheds[@]}))]}
+		log "rep $rep/$reps, turn $slot: $s"
+		sched_start "$s"
+		tag=$s-r$rep
+		w_build "build-$tag"
+		row $rep $slot "$s" build
+		w_hackbench "hackbench-proc-$tag" ""
+		row $rep $slot "$s" hackbench-proc
+		w_hackbench "hackbench-thread-$tag" -T
+		row $rep $slot "$s" hackbench-thread
+		w_latency "latency-$tag" "$MLB_OUT/lat/$tag.hist"
+		IFS=, read -r p50 p99 pmax nlat <<<"$LAT"
+		row $rep $slot "$s" latency "$p50" "$p99" "$pmax" "$nlat"
+		w_imbalance "imbalance-$tag"
+		row $rep $slot "$s" imbalance
+		sched_stop "$s"
+	done
+done
+log "done: $run_no runs, status $status"
+exit $status
+exit
+}
