@@ -75,6 +75,8 @@ fill_steal() {
 }
 
 [ "$(id -u)" = 0 ] || { echo "bench: run as root (make bench installs packages and loads a scheduler)" >&2; exit 1; }
+[ "$on_host" = 0 ] || [ -d /sys/kernel/sched_ext ] ||
+	{ echo "bench: HOST=1 needs a kernel with sched_ext (no /sys/kernel/sched_ext); without HOST=1 it runs in the test guest" >&2; exit 1; }
 bash scripts/install-deps.sh || exit 1
 make --no-print-directory all build/bench-work >&2 || exit 1
 lua=$(lua_tarball) || { echo "bench: cannot fetch the Lua source package" >&2; exit 1; }
@@ -86,7 +88,8 @@ trap 'kill $sampler 2>/dev/null' EXIT
 
 export BENCH_QUICK=$quick BENCH_REPS=$reps
 if [ "$on_host" = 1 ]; then
-	[ -d /sys/kernel/sched_ext ] || { echo "bench: HOST=1 needs a kernel with sched_ext (no /sys/kernel/sched_ext)" >&2; exit 1; }
+	[ "$(cat /sys/kernel/sched_ext/state)" = disabled ] ||
+		{ echo "bench: a sched_ext scheduler is already running ($(cat /sys/kernel/sched_ext/root/ops 2>/dev/null)): stop it first" >&2; exit 1; }
 	MLB_ROOT=$root MLB_OUT=$logdir MLB_TOPO=host bash bench/workloads.sh "$lua" 2>&1 | tee "$logdir/workloads.log"
 	rc=${PIPESTATUS[0]}
 	accel=host

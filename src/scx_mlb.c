@@ -49,6 +49,7 @@ static struct env {
 	u32 steal_min_remote;
 	u32 wake_spill;
 	u32 affine_scan;
+	u32 wake_preempt_us;
 	u32 stats_sec;
 	bool partial;
 	bool verbose;
@@ -78,6 +79,7 @@ static struct env {
     .steal_min_remote = 4,
     .wake_spill = 1,
     .affine_scan = 8,
+    .wake_preempt_us = 1000,
     .stats_sec = 1,
     .sysfs = "/sys",
     .mode = MLB_DMODE_HEURISTIC,
@@ -130,6 +132,7 @@ enum {
 	OPT_STEAL_MIN_REMOTE,
 	OPT_WAKE_SPILL,
 	OPT_AFFINE_SCAN,
+	OPT_WAKE_PREEMPT,
 };
 
 static const struct argp_option opts[] = {
@@ -159,6 +162,9 @@ static const struct argp_option opts[] = {
     {"affine-scan", OPT_AFFINE_SCAN, "N", 0,
      "A CPU taking work from its domain's queue looks through the first N tasks for one that "
      "last ran on it or outside the domain (0-16, default 8; 0: always the head)"},
+    {"wake-preempt-us", OPT_WAKE_PREEMPT, "US", 0,
+     "A short-running task waking with no idle CPU preempts the task on its last CPU once that "
+     "one has run US (0 = never, max 1000000, default 1000)"},
     {"mode", 'm', "MODE", 0, "heuristic (default), collect, infer or adaptive: see MODES below"},
     {"state-dir", 'd', "DIR", 0,
      "Dataset and models of collect/infer/adaptive (default /var/lib/scx_mlb)"},
@@ -257,6 +263,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_AFFINE_SCAN:
 		env.affine_scan = parse_num("--affine-scan", arg, 0, 16);
+		break;
+	case OPT_WAKE_PREEMPT:
+		env.wake_preempt_us = parse_num("--wake-preempt-us", arg, 0, 1000000);
 		break;
 	case OPT_SYSFS:
 		env.sysfs = arg;
@@ -483,6 +492,7 @@ static int configure(struct scx_mlb *skel, const struct mlb_topo *t)
 	ro->steal_min_remote = env.steal_min_remote;
 	ro->wake_spill = env.wake_spill;
 	ro->affine_scan = env.affine_scan;
+	ro->wake_preempt_ns = (u64)env.wake_preempt_us * 1000;
 
 	if (env.partial)
 		skel->struct_ops.mlb_ops->flags |= MLB_OPS_SWITCH_PARTIAL;

@@ -42,15 +42,16 @@ void mlb_stats_print(FILE *out, const struct mlb_stats_snap *prev, const struct 
 	fprintf(
 	    out,
 	    "stats t=%.1f migr_s=%.1f dom_migr=%llu considered=%llu taken=%llu direct=%llu "
-	    "queued=%llu steal=%llu steal_remote=%llu affn_moves=%llu rounds=%llu tasks=%lld "
-	    "task_ctxs=%lld",
+	    "queued=%llu steal=%llu steal_remote=%llu affn_moves=%llu rounds=%llu preempt=%llu "
+	    "tasks=%lld task_ctxs=%lld",
 	    cur->t, dt > 0 ? (c[MLB_STAT_CPU_MIGR] - prev->cnt[MLB_STAT_CPU_MIGR]) / dt : 0.0,
 	    (unsigned long long)c[MLB_STAT_DOM_MIGR],
 	    (unsigned long long)c[MLB_STAT_BAL_CONSIDERED],
 	    (unsigned long long)c[MLB_STAT_BAL_TAKEN], (unsigned long long)c[MLB_STAT_ENQ_LOCAL],
 	    (unsigned long long)queued, (unsigned long long)c[MLB_STAT_STEAL_NODE],
 	    (unsigned long long)c[MLB_STAT_STEAL_REMOTE], (unsigned long long)c[MLB_STAT_AFFN_MOVE],
-	    (unsigned long long)c[MLB_STAT_BAL_ROUNDS], (long long)nr_tasks,
+	    (unsigned long long)c[MLB_STAT_BAL_ROUNDS],
+	    (unsigned long long)c[MLB_STAT_WAKE_PREEMPT], (long long)nr_tasks,
 	    (long long)nr_task_ctxs);
 	for (u32 d = 0; d < nr_doms; d++)
 		fprintf(out, " dom%u_load=%.2f dom%u_q=%u dom%u_wait_us=%.0f", d,

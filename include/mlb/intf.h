@@ -195,6 +195,7 @@ enum mlb_stat {
 	MLB_STAT_DROP_DECISION,	 /* decision records lost: ring buffer full */
 	MLB_STAT_DROP_OUTCOME,	 /* outcome records lost: ring buffer full */
 	MLB_STAT_OUTCOMES,	 /* outcome records sent */
+	MLB_STAT_WAKE_PREEMPT,	 /* a waking task preempted its CPU's current task */
 	MLB_NR_STATS,
 };
 

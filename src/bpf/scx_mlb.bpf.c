@@ -19,7 +19,8 @@
  * that (and only when wake_spill or more tasks already wait in its domain: one waiting
  * task will soon get a CPU there) an idle CPU of its node, then anywhere it may run, each
  * of these last two only if the decision seam agrees. A chosen idle CPU gets the task
- * directly on its local DSQ.
+ * directly on its local DSQ. A task with short runs that finds no idle CPU at all preempts
+ * the task on its last CPU once that one has run wake_preempt_ns (wake_preempt()).
  *
  * Dispatch: a CPU takes from its own domain's queue the first of the first affine_scan
  * tasks that did not last run on another CPU of the domain (that CPU takes those, within a
@@ -137,6 +138,7 @@ const volatile u32 steal_min_remote = 4;
 const volatile u32 max_balance_moves = 4;
 const volatile u32 wake_spill = 1;  /* waiting tasks before a wake-up looks outside its domain */
 const volatile u32 affine_scan = 8; /* queue places a CPU looks through for its own tasks */
+const volatile u64 wake_preempt_ns = 1000000ULL; /* 0: a waking task never preempts */
 /* The learning loop (see THE LEARNING LOOP above). */
 const volatile u32 mode = MLB_MODE_HEURISTIC; /* enum mlb_mode */
 const volatile u32 explore_ppm = 0;	      /* decisions taken against the policy, per 10^6 */
@@ -890,15 +892,50 @@ static void ensure_allowed_dom(struct task_struct *p, struct task_ctx *tctx)
 	task_set_dom(tctx, i, bpf_ktime_get_ns(), false);
 }
 
-/* Wake an idle CPU that can run @p: in its domain if any, else one that will pull. */
-static void kick_for(struct task_struct *p, u32 dom)
+/* Wake an idle CPU that can run @p: in its domain if any, else one that will pull. False if
+ * no CPU @p may use is idle. */
+static bool kick_for(struct task_struct *p, u32 dom)
 {
 	s32 cpu = pick_idle_in(p->cpus_ptr, dom_mask(dom), false);
 
 	if (cpu < 0)
 		cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
-	if (cpu >= 0)
-		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+	if (cpu < 0)
+		return false;
+	scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+	return true;
+}
+
+/*
+ * A task that woke up with no idle CPU to go to takes the CPU it last ran on, in its domain,
+ * from the task running there when that one has run wake_preempt_ns or more and is further
+ * along in virtual time, and the waker's runs are short (average burst under a quarter
+ * slice): a periodic or interactive task then waits about wake_preempt_ns behind CPU hogs
+ * instead of up to their whole slice; the hog goes back to the head of its queue's order
+ * and its CPU (affine_scan) takes it again next. Needs scx_bpf_cpu_curr() (kernel >= 6.16);
+ * on older kernels waking tasks never preempt.
+ */
+static void wake_preempt(struct task_struct *p, struct task_ctx *tctx)
+{
+	struct task_struct *curr;
+	struct task_ctx *cctx;
+	s32 cpu = scx_bpf_task_cpu(p);
+
+	if (!wake_preempt_ns || !bpf_ksym_exists(scx_bpf_cpu_curr))
+		return;
+	if (tctx->burst_ns >= slice_ns / 4 || dom_of_cpu(cpu) != tctx->dom ||
+	    !bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
+		return;
+	curr = scx_bpf_cpu_curr(cpu);
+	if (!curr || curr == p)
+		return;
+	cctx = lookup_task_ctx(curr);
+	if (!cctx || !cctx->running_at || (s64)(cctx->vtime - tctx->vtime) <= 0)
+		return;
+	if (bpf_ktime_get_ns() - cctx->running_at < wake_preempt_ns)
+		return;
+	stat_inc(MLB_STAT_WAKE_PREEMPT);
+	scx_bpf_kick_cpu(cpu, SCX_KICK_PREEMPT);
 }
 
 void BPF_STRUCT_OPS(mlb_enqueue, struct task_struct *p, u64 enq_flags)
@@ -931,7 +968,8 @@ void BPF_STRUCT_OPS(mlb_enqueue, struct task_struct *p, u64 enq_flags)
 	tctx->vtime = vtime;
 	stat_inc(MLB_STAT_ENQ_DOM);
 	mlb_insert_vtime(p, tctx->dom, task_slice(p), vtime, enq_flags);
-	kick_for(p, tctx->dom);
+	if (!kick_for(p, tctx->dom) && (enq_flags & SCX_ENQ_WAKEUP))
+		wake_preempt(p, tctx);
 }
 
 /*
