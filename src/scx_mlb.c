@@ -79,7 +79,7 @@ static struct env {
     .steal_min_remote = 4,
     .wake_spill = 1,
     .affine_scan = 8,
-    .wake_preempt_us = 1000,
+    .wake_preempt_us = 0,
     .stats_sec = 1,
     .sysfs = "/sys",
     .mode = MLB_DMODE_HEURISTIC,
@@ -164,7 +164,7 @@ static const struct argp_option opts[] = {
      "last ran on it or outside the domain (0-16, default 8; 0: always the head)"},
     {"wake-preempt-us", OPT_WAKE_PREEMPT, "US", 0,
      "A short-running task waking with no idle CPU preempts the task on its last CPU once that "
-     "one has run US (0 = never, max 1000000, default 1000)"},
+     "one has run US (0 = never, the default; max 1000000; 1000 is a start)"},
     {"mode", 'm', "MODE", 0, "heuristic (default), collect, infer or adaptive: see MODES below"},
     {"state-dir", 'd', "DIR", 0,
      "Dataset and models of collect/infer/adaptive (default /var/lib/scx_mlb)"},

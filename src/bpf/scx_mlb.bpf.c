@@ -19,8 +19,10 @@
  * that (and only when wake_spill or more tasks already wait in its domain: one waiting
  * task will soon get a CPU there) an idle CPU of its node, then anywhere it may run, each
  * of these last two only if the decision seam agrees. A chosen idle CPU gets the task
- * directly on its local DSQ. A task with short runs that finds no idle CPU at all preempts
- * the task on its last CPU once that one has run wake_preempt_ns (wake_preempt()).
+ * directly on its local DSQ. Optionally (wake_preempt_ns, off by default) a task with short
+ * runs that finds no idle CPU at all preempts the task on its last CPU once that one has run
+ * wake_preempt_ns (wake_preempt()): it cut cyclictest's p99 beside hogs, but hackbench took
+ * twice as long (every wake-up of its 160 tasks preempts), so it is not the default.
  *
  * Dispatch: a CPU takes from its own domain's queue the first of the first affine_scan
  * tasks that did not last run on another CPU of the domain (that CPU takes those, within a
@@ -138,7 +140,7 @@ const volatile u32 steal_min_remote = 4;
 const volatile u32 max_balance_moves = 4;
 const volatile u32 wake_spill = 1;  /* waiting tasks before a wake-up looks outside its domain */
 const volatile u32 affine_scan = 8; /* queue places a CPU looks through for its own tasks */
-const volatile u64 wake_preempt_ns = 1000000ULL; /* 0: a waking task never preempts */
+const volatile u64 wake_preempt_ns = 0; /* 0: a waking task never preempts */
 /* The learning loop (see THE LEARNING LOOP above). */
 const volatile u32 mode = MLB_MODE_HEURISTIC; /* enum mlb_mode */
 const volatile u32 explore_ppm = 0;	      /* decisions taken against the policy, per 10^6 */
