@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # make bench: EEVDF against scx_mlb, side by side, with a report and plots.
 #
-#   bench/bench.sh            (make bench)          the full set, ~35 min in the test guest
-#   QUICK=1 bench/bench.sh    (make bench QUICK=1)  shorter workloads, ~8 min
+#   bench/bench.sh            (make bench)          the full set, ~30 min in the test guest
+#   QUICK=1 bench/bench.sh    (make bench QUICK=1)  shorter workloads, ~8.5 min
 #   HOST=1 bench/bench.sh     (make bench HOST=1)   on this machine, which must run a sched_ext
 #                                                   kernel (real hardware: real numbers)
 #   REPS=N                    repetitions (default 3; each runs every scheduler once)

@@ -37,8 +37,8 @@ work=$(mktemp -d /tmp/mlb-bench.XXXXXX)
 trap 'mlb_kill; rm -rf "$work"' EXIT
 status=0
 
-# Sizes. Full: the whole of Lua at -O2 (lua and luac, 33 files), about 4 min per scheduler turn
-# in the 8-vCPU TCG guest. Quick: Lua's first 12 core objects at -O0, about 40 s per turn.
+# Sizes. Full: the whole of Lua at -O2 (lua and luac, 33 files), about 3 min per scheduler turn
+# in the 8-vCPU TCG guest. Quick: Lua's first 12 core objects at -O0, about 45 s per turn.
 if [ "$quick" = 1 ]; then
 	build_target="lapi.o lcode.o lctype.o ldebug.o ldo.o ldump.o lfunc.o lgc.o llex.o lmem.o"
 	build_target+=" lobject.o lopcodes.o"
