@@ -5,9 +5,10 @@
 # (every CPU busy, every queue non-empty), a periodic SCHED_OTHER task (cyclictest, 2
 # threads, 2 ms period) must get its CPU within a fraction of the 20 ms slice: the hog on its
 # CPU is preempted once it has run 1 ms. Without preemption a waker waits out the running
-# hog's slice, on average half of it. Checks: the stats key preempt grows, cyclictest's median wake-up latency
-# is under P50_BOUND_US (6 ms; waiting out a slice would give about 10 ms), every hog keeps
-# getting CPU time, and the scheduler stays enabled. Prints p50/p99/max.
+# hog's slice, on average half of it. Checks: the stats key preempt grows, cyclictest's
+# median wake-up latency is under P50_BOUND_US (6 ms; waiting out a slice would give about
+# 10 ms), every hog keeps getting CPU time, and the scheduler stays enabled. Prints
+# p50/p99/max.
 source "$MLB_ROOT/tests/vm/scenario-lib.sh"
 P50_BOUND_US=${WAKE_PREEMPT_P50_US:-6000}
 trap spin_stop EXIT
