@@ -20,7 +20,11 @@ struct mlb_topo {
 	u32 nr_doms;
 	u32 nr_nodes; /* highest node id + 1 */
 	s32 cpu_dom[MLB_MAX_CPUS];
-	u32 cpu_capacity[MLB_MAX_CPUS];
+	u32 cpu_capacity[MLB_MAX_CPUS];	       /* as sysfs says (1024 when it says nothing) */
+	u32 cpu_capacity_scaled[MLB_MAX_CPUS]; /* 1024 = the largest CPU */
+	u32 cpu_core[MLB_MAX_CPUS];	       /* lowest CPU of its core (its SMT siblings) */
+	u32 cpu_next_in_dom[MLB_MAX_CPUS];     /* next CPU of its domain, (u32)-1 at the end */
+	u32 dom_first_cpu[MLB_MAX_DOMS];
 	u32 dom_node[MLB_MAX_DOMS];
 	u32 dom_nr_cpus[MLB_MAX_DOMS];
 	u32 dom_capacity[MLB_MAX_DOMS];

@@ -45,10 +45,12 @@ static struct env {
 	u32 imbal_pct;
 	u32 numa_imbal_pct;
 	u32 max_recent_migr;
-	u32 steal_min_node;
-	u32 steal_min_remote;
-	u32 wake_spill;
-	u32 affine_scan;
+	u64 slice_min_us;
+	u32 max_wait_ms;
+	u32 move_cost_core_us;
+	u32 move_cost_llc_us;
+	u32 move_cost_xllc_us;
+	u32 move_cost_node_us;
 	u32 wake_preempt_us;
 	u32 stats_sec;
 	bool partial;
@@ -75,10 +77,12 @@ static struct env {
     .imbal_pct = 10,
     .numa_imbal_pct = 20,
     .max_recent_migr = 8,
-    .steal_min_node = 2,
-    .steal_min_remote = 4,
-    .wake_spill = 1,
-    .affine_scan = 8,
+    .slice_min_us = 1000,
+    .max_wait_ms = 20,
+    .move_cost_core_us = 10,
+    .move_cost_llc_us = 100,
+    .move_cost_xllc_us = 500,
+    .move_cost_node_us = 1000,
     .wake_preempt_us = 0,
     .stats_sec = 1,
     .sysfs = "/sys",
@@ -96,8 +100,9 @@ static const char mlb_version[] = "scx_mlb " MLB_VERSION;
 static const char doc[] =
     "scx_mlb: a sched_ext scheduler with a learned load balancer.\n"
     "\n"
-    "One domain per last-level cache in each NUMA node; weighted fair queues per domain;\n"
-    "load balancing in the kernel through one migration-decision seam."
+    "Weighted fair queues per CPU; one domain per last-level cache in each NUMA node for\n"
+    "load accounting and balancing; every chosen change of CPU goes through one decision\n"
+    "seam: move when the wait it saves exceeds the cost of a move at that topology level."
     "\v"
     "EXAMPLES:\n"
     "  scx_mlb                      # run with defaults, a stats line every second\n"
@@ -128,10 +133,12 @@ enum {
 	OPT_ALLOW_WRITABLE,
 	OPT_DURATION,
 	OPT_RING_KB,
-	OPT_STEAL_MIN,
-	OPT_STEAL_MIN_REMOTE,
-	OPT_WAKE_SPILL,
-	OPT_AFFINE_SCAN,
+	OPT_SLICE_MIN,
+	OPT_MAX_WAIT,
+	OPT_COST_CORE,
+	OPT_COST_LLC,
+	OPT_COST_XLLC,
+	OPT_COST_NODE,
 	OPT_WAKE_PREEMPT,
 };
 
@@ -151,17 +158,22 @@ static const struct argp_option opts[] = {
     {"max-recent-migr", OPT_MAX_RECENT, "N", 0,
      "Ping-pong guard: no move for a task with N domain migrations per second (1-1000, "
      "default 8)"},
-    {"steal-min", OPT_STEAL_MIN, "N", 0,
-     "An idle CPU pulls from another domain of its node only when N or more tasks wait there "
-     "(1-64, default 2)"},
-    {"steal-min-remote", OPT_STEAL_MIN_REMOTE, "N", 0,
-     "... and from a domain on another node when N or more wait (1-64, default 4)"},
-    {"wake-spill", OPT_WAKE_SPILL, "N", 0,
-     "A waking task whose domain has no idle CPU looks for one in other domains only when N "
-     "or more tasks already wait in its domain (0-64, default 1; 0: always)"},
-    {"affine-scan", OPT_AFFINE_SCAN, "N", 0,
-     "A CPU taking work from its domain's queue looks through the first N tasks for one that "
-     "last ran on it or outside the domain (0-16, default 8; 0: always the head)"},
+    {"slice-min-us", OPT_SLICE_MIN, "US", 0,
+     "While tasks wait on a CPU its running task's slice is cut to slice / (waiting + 1), "
+     "but not below US (100-1000000, default 1000)"},
+    {"max-wait-ms", OPT_MAX_WAIT, "MS", 0,
+     "The wait bound: a task queued this long moves to an idle CPU whatever the policy says "
+     "(1-10000, default 20)"},
+    {"move-cost-core-us", OPT_COST_CORE, "US", 0,
+     "Cost of a move between SMT siblings of one core: a move must save more wait than this "
+     "(0-1000000, default 10)"},
+    {"move-cost-llc-us", OPT_COST_LLC, "US", 0,
+     "... between CPUs sharing a last-level cache (0-1000000, default 100)"},
+    {"move-cost-cross-llc-us", OPT_COST_XLLC, "US", 0,
+     "... to another LLC of the same NUMA node (0-1000000, default 500)"},
+    {"move-cost-node-us", OPT_COST_NODE, "US", 0,
+     "... to another node, at NUMA distance 10, scaled by distance / 10 (0-1000000, default "
+     "1000). All move costs double for a cache-hot task (see --migr-cost-us)"},
     {"wake-preempt-us", OPT_WAKE_PREEMPT, "US", 0,
      "A short-running task waking with no idle CPU preempts the task on its last CPU once that "
      "one has run US (0 = never, the default; max 1000000; 1000 is a start)"},
@@ -252,17 +264,23 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_MAX_RECENT:
 		env.max_recent_migr = parse_num("--max-recent-migr", arg, 1, 1000);
 		break;
-	case OPT_STEAL_MIN:
-		env.steal_min_node = parse_num("--steal-min", arg, 1, 64);
+	case OPT_SLICE_MIN:
+		env.slice_min_us = parse_num("--slice-min-us", arg, 100, 1000000);
 		break;
-	case OPT_STEAL_MIN_REMOTE:
-		env.steal_min_remote = parse_num("--steal-min-remote", arg, 1, 64);
+	case OPT_MAX_WAIT:
+		env.max_wait_ms = parse_num("--max-wait-ms", arg, 1, 10000);
 		break;
-	case OPT_WAKE_SPILL:
-		env.wake_spill = parse_num("--wake-spill", arg, 0, 64);
+	case OPT_COST_CORE:
+		env.move_cost_core_us = parse_num("--move-cost-core-us", arg, 0, 1000000);
 		break;
-	case OPT_AFFINE_SCAN:
-		env.affine_scan = parse_num("--affine-scan", arg, 0, 16);
+	case OPT_COST_LLC:
+		env.move_cost_llc_us = parse_num("--move-cost-llc-us", arg, 0, 1000000);
+		break;
+	case OPT_COST_XLLC:
+		env.move_cost_xllc_us = parse_num("--move-cost-cross-llc-us", arg, 0, 1000000);
+		break;
+	case OPT_COST_NODE:
+		env.move_cost_node_us = parse_num("--move-cost-node-us", arg, 0, 1000000);
 		break;
 	case OPT_WAKE_PREEMPT:
 		env.wake_preempt_us = parse_num("--wake-preempt-us", arg, 0, 1000000);
@@ -466,12 +484,16 @@ static int configure(struct scx_mlb *skel, const struct mlb_topo *t)
 	ro->nr_cpus = t->nr_cpu_ids;
 	ro->nr_doms = t->nr_doms;
 	ro->nr_nodes = t->nr_nodes;
-	for (u32 c = 0; c < MLB_MAX_CPUS; c++)
+	for (u32 c = 0; c < MLB_MAX_CPUS; c++) {
 		ro->cpu_dom[c] = t->cpu_dom[c] < 0 ? 0 : t->cpu_dom[c];
+		ro->cpu_core[c] = t->cpu_core[c];
+		ro->cpu_capacity[c] = t->cpu_capacity_scaled[c];
+		ro->cpu_next_in_dom[c] = t->cpu_next_in_dom[c];
+	}
 	for (u32 d = 0; d < t->nr_doms; d++) {
 		ro->dom_node[d] = t->dom_node[d];
 		ro->dom_nr_cpus[d] = t->dom_nr_cpus[d];
-		ro->dom_capacity[d] = t->dom_capacity[d];
+		ro->dom_first_cpu[d] = t->dom_first_cpu[d];
 		memcpy((void *)ro->dom_cpus[d], t->dom_cpus[d], sizeof(t->dom_cpus[d]));
 	}
 	memcpy((void *)ro->node_dist, t->node_dist, sizeof(t->node_dist));
@@ -488,10 +510,12 @@ static int configure(struct scx_mlb *skel, const struct mlb_topo *t)
 	ro->horizon_ns = (u64)env.horizon_ms * 1000000;
 	ro->bounce_ns = (u64)env.bounce_ms * 1000000;
 	ro->max_recent_migr = env.max_recent_migr;
-	ro->steal_min_node = env.steal_min_node;
-	ro->steal_min_remote = env.steal_min_remote;
-	ro->wake_spill = env.wake_spill;
-	ro->affine_scan = env.affine_scan;
+	ro->slice_min_ns = env.slice_min_us * 1000;
+	ro->max_wait_ns = (u64)env.max_wait_ms * 1000000;
+	ro->move_cost_core_us = env.move_cost_core_us;
+	ro->move_cost_llc_us = env.move_cost_llc_us;
+	ro->move_cost_xllc_us = env.move_cost_xllc_us;
+	ro->move_cost_node_us = env.move_cost_node_us;
 	ro->wake_preempt_ns = (u64)env.wake_preempt_us * 1000;
 
 	if (env.partial)
@@ -566,16 +590,14 @@ static void learn_stats(const struct loop *lp, const struct mlb_stats_snap *cur,
 	if (!lp->coll)
 		return;
 	cs = mlb_collector_stats(lp->coll);
-	snprintf(
-	    buf, sz,
-	    " by_heur=%llu by_model=%llu by_explore=%llu model_fail=%llu gen=%u live_gen=%u"
-	    " samples=%llu pending=%llu rb_drops=%llu write_dropped=%llu live_acc=%.3f",
-	    (unsigned long long)c[MLB_STAT_BY_HEURISTIC], (unsigned long long)c[MLB_STAT_BY_MODEL],
-	    (unsigned long long)c[MLB_STAT_BY_EXPLORE], (unsigned long long)c[MLB_STAT_MODEL_FAIL],
-	    lp->learner.live ? lp->learner.gen : 0, gen_seen, (unsigned long long)cs->samples,
-	    (unsigned long long)cs->pending,
-	    (unsigned long long)(c[MLB_STAT_DROP_DECISION] + c[MLB_STAT_DROP_OUTCOME]),
-	    (unsigned long long)cs->write_dropped, lp->learner.live ? lp->learner.live_acc : -1.0);
+	snprintf(buf, sz,
+		 " gen=%u live_gen=%u"
+		 " samples=%llu pending=%llu rb_drops=%llu write_dropped=%llu live_acc=%.3f",
+		 lp->learner.live ? lp->learner.gen : 0, gen_seen, (unsigned long long)cs->samples,
+		 (unsigned long long)cs->pending,
+		 (unsigned long long)(c[MLB_STAT_DROP_DECISION] + c[MLB_STAT_DROP_OUTCOME]),
+		 (unsigned long long)cs->write_dropped,
+		 lp->learner.live ? lp->learner.live_acc : -1.0);
 }
 
 /* Once a second in the learning modes (lp->coll set): file, expiry, retraining, live checks. */
@@ -755,7 +777,7 @@ static int run_once(struct loop *lp, bool *restart)
 		if (env.mode >= MLB_DMODE_INFER)
 			lp->fallback += cur.cnt[MLB_STAT_BY_HEURISTIC];
 		lp->rb_drops += cur.cnt[MLB_STAT_DROP_DECISION] + cur.cnt[MLB_STAT_DROP_OUTCOME];
-		lp->bpf_decisions += cur.cnt[MLB_STAT_BAL_CONSIDERED];
+		lp->bpf_decisions += cur.cnt[MLB_STAT_CONSIDERED];
 		lp->decision_drops += cur.cnt[MLB_STAT_DROP_DECISION];
 	}
 	{

@@ -29,6 +29,12 @@ int mlb_stats_read(int fd, u32 nr_cpus, struct mlb_stats_snap *snap)
 	return err;
 }
 
+static const char *const stat_keys[MLB_NR_STATS] = {
+#define MLB_X_KEY(e, key, doc) [MLB_STAT_##e] = key,
+    MLB_STATS(MLB_X_KEY)
+#undef MLB_X_KEY
+};
+
 void mlb_stats_print(FILE *out, const struct mlb_stats_snap *prev, const struct mlb_stats_snap *cur,
 		     const struct mlb_dom_stat *doms, u32 nr_doms, s64 nr_tasks, s64 nr_task_ctxs,
 		     const char *extra)
@@ -39,20 +45,11 @@ void mlb_stats_print(FILE *out, const struct mlb_stats_snap *prev, const struct 
 
 	for (u32 d = 0; d < nr_doms; d++)
 		queued += doms[d].nr_queued;
-	fprintf(
-	    out,
-	    "stats t=%.1f migr_s=%.1f dom_migr=%llu considered=%llu taken=%llu direct=%llu "
-	    "queued=%llu steal=%llu steal_remote=%llu affn_moves=%llu rounds=%llu preempt=%llu "
-	    "tasks=%lld task_ctxs=%lld",
-	    cur->t, dt > 0 ? (c[MLB_STAT_CPU_MIGR] - prev->cnt[MLB_STAT_CPU_MIGR]) / dt : 0.0,
-	    (unsigned long long)c[MLB_STAT_DOM_MIGR],
-	    (unsigned long long)c[MLB_STAT_BAL_CONSIDERED],
-	    (unsigned long long)c[MLB_STAT_BAL_TAKEN], (unsigned long long)c[MLB_STAT_ENQ_LOCAL],
-	    (unsigned long long)queued, (unsigned long long)c[MLB_STAT_STEAL_NODE],
-	    (unsigned long long)c[MLB_STAT_STEAL_REMOTE], (unsigned long long)c[MLB_STAT_AFFN_MOVE],
-	    (unsigned long long)c[MLB_STAT_BAL_ROUNDS],
-	    (unsigned long long)c[MLB_STAT_WAKE_PREEMPT], (long long)nr_tasks,
-	    (long long)nr_task_ctxs);
+	fprintf(out, "stats t=%.1f migr_s=%.1f queued=%llu tasks=%lld task_ctxs=%lld", cur->t,
+		dt > 0 ? (c[MLB_STAT_CPU_MIGR] - prev->cnt[MLB_STAT_CPU_MIGR]) / dt : 0.0,
+		(unsigned long long)queued, (long long)nr_tasks, (long long)nr_task_ctxs);
+	for (u32 i = 0; i < MLB_NR_STATS; i++)
+		fprintf(out, " %s=%llu", stat_keys[i], (unsigned long long)c[i]);
 	for (u32 d = 0; d < nr_doms; d++)
 		fprintf(out, " dom%u_load=%.2f dom%u_q=%u dom%u_wait_us=%.0f", d,
 			(double)doms[d].load / MLB_LOAD_ONE, d, doms[d].nr_queued, d,

@@ -196,6 +196,23 @@ static s32 llc_key(const char *sysfs, u32 cpu)
 	return key;
 }
 
+/* The key of @cpu's core: the lowest CPU of its topology/thread_siblings_list, or @cpu
+ * itself when sysfs does not say (no SMT). */
+static u32 core_key(const char *sysfs, u32 cpu)
+{
+	char buf[4096];
+	u64 mask[MLB_CPUMASK_WORDS];
+
+	if (read_fmt(buf, sizeof(buf), "%s/devices/system/cpu/cpu%u/topology/thread_siblings_list",
+		     sysfs, cpu) ||
+	    mlb_parse_cpulist(buf, mask, MLB_CPUMASK_WORDS) <= 0)
+		return cpu;
+	for (u32 c = 0; c < MLB_MAX_CPUS; c++)
+		if (test_bit(mask, c))
+			return c;
+	return cpu;
+}
+
 int mlb_topo_read(const char *sysfs, struct mlb_topo *t, char *err, size_t errlen)
 {
 	static s32 cpu_node[MLB_MAX_CPUS], dom_key_llc[MLB_MAX_DOMS];
@@ -265,6 +282,19 @@ int mlb_topo_read(const char *sysfs, struct mlb_topo *t, char *err, size_t errle
 	if (!t->nr_doms) {
 		snprintf(err, errlen, "no online CPU");
 		return -1;
+	}
+	/* Each domain's CPUs as a list (ascending), each CPU's core and scaled capacity. */
+	for (u32 d = 0; d < t->nr_doms; d++)
+		t->dom_first_cpu[d] = (u32)-1;
+	for (u32 c = MLB_MAX_CPUS; c-- > 0;) {
+		t->cpu_next_in_dom[c] = (u32)-1;
+		t->cpu_core[c] = c;
+		if (t->cpu_dom[c] < 0)
+			continue;
+		t->cpu_next_in_dom[c] = t->dom_first_cpu[t->cpu_dom[c]];
+		t->dom_first_cpu[t->cpu_dom[c]] = c;
+		t->cpu_core[c] = core_key(sysfs, c);
+		t->cpu_capacity_scaled[c] = maxcap ? (u64)t->cpu_capacity[c] * 1024 / maxcap : 1024;
 	}
 	/* Mean capacity per domain, scaled so the largest CPU is 1024. */
 	for (u32 d = 0; d < t->nr_doms; d++) {

@@ -1,22 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The heuristic migration policy: a pure function of the decision features, compiled into
- * the BPF scheduler and into the host unit tests.
+ * the BPF scheduler and into the host unit tests. Also the one imbalance test, which the
+ * balancer uses to pick its domain pairs.
  *
- * It answers "should task p move from src to dst?" for the three kinds of decision:
+ * Every decision is "should task p leave CPU src for CPU dst?", and the answer is cost-aware:
  *
- * - MLB_KIND_BALANCE (the periodic balancer offers a queued task of an overloaded domain):
- *   move when the pair is imbalanced beyond the threshold (imbal_pct of the pair's mean
- *   per-CPU load within a node, numa_imbal_pct across nodes), the task is not cache-hot and
- *   has not been bouncing. The balancer only offers tasks whose move does not overshoot.
- * - MLB_KIND_PULL (an idle CPU looks at another domain's queue): a task that waits in a
- *   queue while a CPU idles should move, unless it is bouncing; across nodes the source
- *   must really be backed up (two or more queued) or the pair imbalanced.
- * - MLB_KIND_WAKEUP (a waking task's own domain has no idle CPU, dst has one): move within
- *   the node unless bouncing; across nodes only if imbalanced and the task is cold.
+ *     saving = src_wait_us - dst_wait_us        (the wait the move is expected to save)
+ *     cost   = the cost of a move at the pair's topology level:
+ *              same core (SMT siblings)  move_cost_core_us
+ *              same LLC                  move_cost_llc_us
+ *              same node, another LLC    move_cost_xllc_us
+ *              another node              move_cost_node_us * numa_dist / 10
+ *              doubled when the task is cache-hot (it ran within --migr-cost-us)
+ *     move  when saving > cost
  *
- * "Bouncing" is task_recent_migr at or above max_recent_migr (decayed domain migrations per
- * second), the ping-pong guard.
+ * with two guards and one bound:
+ * - ping-pong: a task with max_recent_migr or more CPU changes per second (decayed) stays;
+ * - balance (MLB_KIND_BALANCE) also needs the pair's domains imbalanced beyond imbal_pct of
+ *   their mean per-CPU load (numa_imbal_pct across nodes), mlb_imbalance_exceeds();
+ * - the wait bound: a task that has already waited max_wait_us or more moves to an idle dst
+ *   whatever the rest says, so no idle CPU stays idle while a task it could run starves
+ *   behind a busy one (work conservation; the guards do not apply).
  */
 #ifndef __MLB_HEURISTIC_H
 #define __MLB_HEURISTIC_H
@@ -26,51 +31,78 @@
 struct mlb_heur_params {
 	u32 imbal_pct;	     /* within a node, percent of the mean per-CPU load */
 	u32 numa_imbal_pct;  /* across nodes */
-	u32 max_recent_migr; /* ping-pong guard, domain migrations per second */
+	u32 max_recent_migr; /* ping-pong guard, CPU changes per second */
+	u32 move_cost_core_us;
+	u32 move_cost_llc_us;
+	u32 move_cost_xllc_us;
+	u32 move_cost_node_us; /* at NUMA distance 10; scaled by distance / 10 */
+	u32 max_wait_us;       /* the wait bound */
 };
 
 /* Floor of the reference load for the imbalance test: below half a busy task per CPU,
  * percentages of a tiny mean would call noise an imbalance. */
 #define MLB_IMBAL_REF_MIN (MLB_LOAD_ONE / 2)
 
-/* mlb_imbalanced - is the src/dst pair of @f imbalanced beyond the threshold of @hp? */
-static inline bool mlb_imbalanced(const struct mlb_features *f, const struct mlb_heur_params *hp)
+/*
+ * mlb_imbalance_exceeds - is per-CPU load @src above @dst by more than @pct percent of their
+ * mean (at least MLB_IMBAL_REF_MIN)? Loads are >= 0 in MLB_LOAD_ONE units. The balancer and
+ * the heuristic both ask this one function.
+ */
+static inline bool mlb_imbalance_exceeds(u64 src, u64 dst, u32 pct)
 {
-	/* loads are >= 0 (clamped features); unsigned division: BPF ISA v3 has no signed one */
-	u64 src = f->v[MLB_F_SRC_LOAD] > 0 ? f->v[MLB_F_SRC_LOAD] : 0;
-	u64 dst = f->v[MLB_F_DST_LOAD] > 0 ? f->v[MLB_F_DST_LOAD] : 0;
-	s64 ref = (s64)((src + dst) / 2);
-	u32 pct = f->v[MLB_F_SAME_NODE] ? hp->imbal_pct : hp->numa_imbal_pct;
+	u64 ref = (src + dst) / 2;
 
 	if (ref < MLB_IMBAL_REF_MIN)
 		ref = MLB_IMBAL_REF_MIN;
-	return (s64)f->v[MLB_F_IMBALANCE] * 100 > (s64)pct * ref;
+	return src > dst && (src - dst) * 100 > (u64)pct * ref;
+}
+
+/* mlb_move_cost_us - the cost of the move of @f at its topology level, in microseconds. */
+static inline u64 mlb_move_cost_us(const struct mlb_features *f, const struct mlb_heur_params *hp)
+{
+	u64 cost;
+
+	if (f->v[MLB_F_SAME_CORE])
+		cost = hp->move_cost_core_us;
+	else if (f->v[MLB_F_SAME_LLC])
+		cost = hp->move_cost_llc_us;
+	else if (f->v[MLB_F_SAME_NODE])
+		cost = hp->move_cost_xllc_us;
+	else
+		cost = (u64)hp->move_cost_node_us * (u32)f->v[MLB_F_NUMA_DIST] / 10;
+	return f->v[MLB_F_TASK_CACHE_HOT] ? 2 * cost : cost;
+}
+
+/* mlb_move_saving_us - the wait the move of @f is expected to save (negative: it costs). */
+static inline s64 mlb_move_saving_us(const struct mlb_features *f)
+{
+	return (s64)f->v[MLB_F_SRC_WAIT_US] - (s64)f->v[MLB_F_DST_WAIT_US];
+}
+
+/* mlb_wait_bound_hit - has the task of @f waited past the bound, with @f's dst idle? */
+static inline bool mlb_wait_bound_hit(const struct mlb_features *f,
+				      const struct mlb_heur_params *hp)
+{
+	return f->v[MLB_F_DST_IDLE] && (u32)f->v[MLB_F_TASK_WAITED_US] >= hp->max_wait_us;
 }
 
 /* mlb_heuristic_decide - true to migrate. Contract: @f holds clamped features. */
 static inline bool mlb_heuristic_decide(const struct mlb_features *f,
 					const struct mlb_heur_params *hp)
 {
-	bool bouncing = f->v[MLB_F_TASK_RECENT_MIGR] >= (s32)hp->max_recent_migr;
-	bool hot = f->v[MLB_F_TASK_CACHE_HOT];
-	bool same_node = f->v[MLB_F_SAME_NODE];
-
-	if (bouncing)
+	if (mlb_wait_bound_hit(f, hp))
+		return true;
+	if (f->v[MLB_F_TASK_RECENT_MIGR] >= (s32)hp->max_recent_migr)
 		return false;
+	if (f->v[MLB_F_KIND] == MLB_KIND_BALANCE) {
+		u32 pct = f->v[MLB_F_SAME_NODE] ? hp->imbal_pct : hp->numa_imbal_pct;
 
-	switch (f->v[MLB_F_KIND]) {
-	case MLB_KIND_BALANCE:
-		return !hot && mlb_imbalanced(f, hp);
-	case MLB_KIND_PULL:
-		if (f->v[MLB_F_SRC_NR_QUEUED] < 1)
+		if (!mlb_imbalance_exceeds(f->v[MLB_F_SRC_LOAD] > 0 ? f->v[MLB_F_SRC_LOAD] : 0,
+					   f->v[MLB_F_DST_LOAD] > 0 ? f->v[MLB_F_DST_LOAD] : 0,
+					   pct))
 			return false;
-		return same_node || f->v[MLB_F_SRC_NR_QUEUED] >= 2 || mlb_imbalanced(f, hp);
-	case MLB_KIND_WAKEUP:
-		if (f->v[MLB_F_DST_IDLE] == 0)
-			return false;
-		return same_node || (!hot && mlb_imbalanced(f, hp));
 	}
-	return false;
+	return mlb_move_saving_us(f) > (s64)mlb_move_cost_us(f, hp);
 }
 
 #endif /* __MLB_HEURISTIC_H */

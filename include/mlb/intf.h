@@ -24,7 +24,7 @@ typedef uint16_t u16;
 typedef uint8_t u8;
 #endif
 
-#define MLB_VERSION "0.1.0"
+#define MLB_VERSION "0.2.0"
 
 /* Limits of the topology the scheduler handles (the same as scx_rusty's). */
 #define MLB_MAX_CPUS	  512
@@ -52,8 +52,11 @@ typedef uint8_t u8;
  *
  * Every value is an s32 computed in BPF at decision time and clamped to [min, max] before it
  * is used or recorded. Times are microseconds, fractions are in MLB_FRAC_ONE units, loads in
- * MLB_LOAD_ONE units per CPU of the domain. "src" is where the task is (its current domain
- * or CPU), "dst" is where the move would take it.
+ * MLB_LOAD_ONE units per CPU of the domain. Every decision is about CPUs: "src" is the CPU
+ * the task is on or queued on, "dst" the CPU the move would take it to; the loads are those
+ * of their domains (LLC within a node). Expected waits (src_wait_us, dst_wait_us) are what
+ * a task arriving there now would wait: the expected runs of the tasks queued on that CPU
+ * plus what is left of the running task's run (0 for an idle CPU).
  */
 #define MLB_FEATURES(X)                                                                            \
 	X(TASK_WEIGHT, "task_weight", 1, 10000, "sched_ext weight, 100 = nice 0")                  \
@@ -63,24 +66,33 @@ typedef uint8_t u8;
 	X(TASK_SLICE_USE, "task_slice_use", 0, 1024, "fraction of its slice it uses, 1024 = all")  \
 	X(TASK_WAKE_FREQ, "task_wake_freq", 0, 100000, "decayed wake-ups per second")              \
 	X(TASK_SINCE_RAN_US, "task_since_ran_us", 0, 10000000, "time since it last ran, us")       \
-	X(TASK_CACHE_HOT, "task_cache_hot", 0, 1, "1 if it ran within the migration cost")         \
-	X(TASK_RECENT_MIGR, "task_recent_migr", 0, 1000, "decayed domain migrations per second")   \
+	X(TASK_CACHE_HOT, "task_cache_hot", 0, 1, "1 if it ran within --migr-cost-us")             \
+	X(TASK_RECENT_MIGR, "task_recent_migr", 0, 1000, "decayed CPU changes per second")         \
 	X(TASK_NR_CPUS, "task_nr_cpus", 1, MLB_MAX_CPUS, "CPUs its affinity allows")               \
-	X(TASK_VLAG_US, "task_vlag_us", -1000000, 1000000, "vtime ahead (+) of its domain, us")    \
-	X(SRC_NR_QUEUED, "src_nr_queued", 0, 4096, "tasks queued in the source domain")            \
-	X(DST_NR_QUEUED, "dst_nr_queued", 0, 4096, "tasks queued in the destination domain")       \
+	X(TASK_VLAG_US, "task_vlag_us", -1000000, 1000000,                                         \
+	  "vtime ahead (+) of its CPU's clock, us")                                                \
+	X(SRC_NR_QUEUED, "src_nr_queued", 0, 4096, "tasks queued on the source CPU")               \
+	X(DST_NR_QUEUED, "dst_nr_queued", 0, 4096, "tasks queued on the destination CPU")          \
 	X(SRC_LOAD, "src_load", 0, 65536, "source domain load per CPU, 1024 = one busy task")      \
 	X(DST_LOAD, "dst_load", 0, 65536, "destination domain load per CPU, 1024 = one task")      \
 	X(IMBALANCE, "imbalance", -65536, 65536, "src_load - dst_load, 1024 = one task per CPU")   \
-	X(DST_IDLE, "dst_idle", 0, 2, "0 busy, 1 an idle CPU, 2 a whole idle core")                \
-	X(SAME_LLC, "same_llc", 0, 1, "1 if src and dst share the last-level cache")               \
-	X(SAME_NODE, "same_node", 0, 1, "1 if src and dst are on the same NUMA node")              \
+	X(DST_IDLE, "dst_idle", 0, 2, "destination CPU: 0 busy, 1 idle, 2 its whole core idle")    \
+	X(SAME_LLC, "same_llc", 0, 1, "1 if src and dst CPUs share the last-level cache")          \
+	X(SAME_NODE, "same_node", 0, 1, "1 if src and dst CPUs are on the same NUMA node")         \
 	X(NUMA_DIST, "numa_dist", 10, 255, "NUMA distance src to dst, 10 = local")                 \
-	X(SRC_CAPACITY, "src_capacity", 0, 1024, "mean CPU capacity of the source, 1024 = max")    \
-	X(DST_CAPACITY, "dst_capacity", 0, 1024, "mean CPU capacity of the destination")           \
+	X(SRC_CAPACITY, "src_capacity", 0, 1024, "capacity of the source CPU, 1024 = the largest") \
+	X(DST_CAPACITY, "dst_capacity", 0, 1024, "capacity of the destination CPU")                \
 	X(DST_PERF, "dst_perf", 0, 1024, "current performance level of the destination CPU")       \
 	X(BALANCE_FAILS, "balance_fails", 0, 64, "recent failed balance rounds of the source")     \
-	X(KIND, "kind", 0, 2, "0 periodic balance, 1 idle pull, 2 wake-up placement")
+	X(KIND, "kind", 0, 2, "0 periodic balance, 1 idle pull, 2 wake-up placement")              \
+	X(SAME_CORE, "same_core", 0, 1, "1 if src and dst CPUs are SMT siblings of one core")      \
+	X(SRC_WAIT_US, "src_wait_us", 0, 1000000,                                                  \
+	  "expected wait at src: work queued ahead + the running task's rest, us")                 \
+	X(DST_WAIT_US, "dst_wait_us", 0, 1000000, "expected wait at dst, the same way, us")        \
+	X(TASK_WAITED_US, "task_waited_us", 0, 10000000, "time it has waited runnable so far, us") \
+	X(TASK_RESIDENCE_US, "task_residence_us", 0, 10000000,                                     \
+	  "time since it came to its CPU (cache heat), us")                                        \
+	X(WAKER_ON_DST, "waker_on_dst", 0, 1, "1 if the task that last woke it runs on dst")
 
 enum mlb_feature {
 #define MLB_X_ENUM(e, name, lo, hi, doc) MLB_F_##e,
@@ -98,9 +110,10 @@ enum mlb_feature_range {
 
 /* Decision kinds, the value of MLB_F_KIND. */
 enum mlb_kind {
-	MLB_KIND_BALANCE = 0, /* periodic balancer pushing from a loaded domain */
-	MLB_KIND_PULL = 1,    /* an idle CPU pulling from another domain's queue */
-	MLB_KIND_WAKEUP = 2,  /* wake-up placement on a CPU outside the previous domain */
+	MLB_KIND_BALANCE = 0, /* the periodic balancer moving a queued task between domains */
+	MLB_KIND_PULL = 1,    /* an idle CPU taking a task queued on another CPU (or a queued
+			       * task sent to an idle CPU at enqueue) */
+	MLB_KIND_WAKEUP = 2,  /* a waking task placed on another CPU than its previous one */
 };
 
 /* Who decided, recorded beside each decision. */
@@ -138,14 +151,14 @@ struct mlb_decision_rec {
 	u8 decider;    /* enum mlb_decider */
 	u8 heuristic;  /* what the heuristic said (computed for every decision) */
 	u8 kind;       /* enum mlb_kind */
-	u16 src_dom;   /* where the task was */
-	u16 dst_dom;   /* where the move would take it */
+	u16 src_cpu;   /* where the task was (running, queued, or last ran) */
+	u16 dst_cpu;   /* where the move would take it */
 	u32 pad;
 	struct mlb_features f;
 };
 
 /* Outcome flags. */
-#define MLB_OUT_MOVED_BACK (1U << 0) /* a migrated task went back to src_dom within bounce_ns */
+#define MLB_OUT_MOVED_BACK (1U << 0) /* a migrated task went back to src_cpu within bounce_ns */
 #define MLB_OUT_EXITED	   (1U << 1) /* the task left the scheduler before the horizon */
 #define MLB_OUT_REPLACED   (1U << 2) /* a newer decision on the task ended the observation */
 
@@ -153,8 +166,8 @@ struct mlb_decision_rec {
  * What happened after decision `id`, sent through the `outcomes` ring buffer when its
  * observation ends (the horizon has passed at the task's next event, the task exited, or a
  * newer decision on it replaced it). Waits are run-queue waits: from runnable to running.
- * est_other_ns: the smoothed wait per run, at decision time, of the domain NOT chosen (the
- * destination for "stay", the source for "migrate"): what the other choice would have cost.
+ * est_other_ns: the expected wait, at decision time, at the CPU NOT chosen (the destination
+ * for "stay", the source for "migrate"): what the other choice would have cost.
  * Imbalance: src_load - dst_load (per-CPU load units, as the IMBALANCE feature) at the
  * decision and at the end of the observation.
  */
@@ -170,34 +183,72 @@ struct mlb_outcome_rec {
 	s32 imbal_after;
 };
 
-/* Counters, one slot each in a per-CPU array; user space sums the CPUs. */
+/*
+ * Counters, one slot each in a per-CPU array; user space sums the CPUs and prints every one
+ * as key=value in this order (src/stats.c): X(ENUM, "key", "what it counts").
+ *
+ * Migrations are counted at ops.running, where a task starts on another CPU than it last ran
+ * on, in three classes that add up to every CPU change of a task scx_mlb schedules:
+ * chosen (the seam said move, to this CPU), forced (its affinity no longer allowed the old
+ * CPU) and unchosen (anything else), each per topology level: same core (SMT siblings), same
+ * LLC, same node, remote. The first run of a new task is not a migration (the kernel does
+ * not count fork placement either).
+ */
+#define MLB_STATS(X)                                                                               \
+	X(ENQ_LOCAL, "direct", "wake-ups dispatched straight to an idle CPU")                      \
+	X(ENQ_CPU, "enq_cpu", "tasks queued on a CPU's queue")                                     \
+	X(DISPATCH_OWN, "disp_own", "a CPU took the head of its own queue")                        \
+	X(PULL_LLC, "pull_llc", "an idle CPU pulled a task queued on a CPU of its LLC")            \
+	X(PULL_NODE, "steal", "an idle CPU pulled from another LLC of its node")                   \
+	X(PULL_REMOTE, "steal_remote", "an idle CPU pulled from another node")                     \
+	X(CONSIDERED, "considered", "decisions asked of the seam")                                 \
+	X(TAKEN, "taken", "decisions that said move")                                              \
+	X(BAL_MOVED, "bal_moved", "queued tasks the balancer moved between domains")               \
+	X(WAKE_PREV, "wake_prev", "wake-ups that kept the previous CPU (idle)")                    \
+	X(WAKE_STAY, "wake_stay", "wake-ups that stay queued on the busy previous CPU")            \
+	X(WAKE_MOVE, "wake_move", "wake-ups the seam sent to another CPU")                         \
+	X(PUSH, "push", "queued tasks the seam sent to an idle CPU at enqueue")                    \
+	X(AFFN_VIOL, "affn_moves", "a task queued where its affinity forbids, moved (forced)")     \
+	X(BAL_ROUNDS, "rounds", "balancer timer rounds")                                           \
+	X(TICK_KICK, "tick_kick", "a busy CPU with waiting tasks woke an idle CPU to pull")        \
+	X(SLICE_CUT, "slice_cut", "running slices shortened because tasks wait")                   \
+	X(STARVE_MOVE, "starve_move", "moves forced by the wait bound (--max-wait-ms)")            \
+	X(BY_HEURISTIC, "by_heur", "decisions made by the heuristic")                              \
+	X(BY_MODEL, "by_model", "decisions made by the model")                                     \
+	X(BY_EXPLORE, "by_explore", "decisions taken against the policy (exploration)")            \
+	X(MODEL_FAIL, "model_fail", "model runs that failed or raced a swap: heuristic used")      \
+	X(DROP_DECISION, "drop_dec", "decision records lost: ring buffer full")                    \
+	X(DROP_OUTCOME, "drop_out", "outcome records lost: ring buffer full")                      \
+	X(OUTCOMES, "outcomes", "outcome records sent")                                            \
+	X(WAKE_PREEMPT, "preempt", "a waking task preempted its CPU's current task")               \
+	X(CPU_MIGR, "migr", "tasks that started on another CPU than last time (all classes)")      \
+	X(MIGR_CHOSEN, "migr_chosen", "... the seam chose the move")                               \
+	X(MIGR_FORCED, "migr_forced", "... affinity forced it")                                    \
+	X(MIGR_UNCHOSEN, "migr_unchosen", "... neither")                                           \
+	X(MIGR_CHOSEN_CORE, "migr_chosen_core", "chosen, same core")                               \
+	X(MIGR_CHOSEN_LLC, "migr_chosen_llc", "chosen, same LLC")                                  \
+	X(MIGR_CHOSEN_NODE, "migr_chosen_node", "chosen, same node")                               \
+	X(MIGR_CHOSEN_REMOTE, "migr_chosen_remote", "chosen, another node")                        \
+	X(MIGR_FORCED_CORE, "migr_forced_core", "forced, same core")                               \
+	X(MIGR_FORCED_LLC, "migr_forced_llc", "forced, same LLC")                                  \
+	X(MIGR_FORCED_NODE, "migr_forced_node", "forced, same node")                               \
+	X(MIGR_FORCED_REMOTE, "migr_forced_remote", "forced, another node")                        \
+	X(MIGR_UNCHOSEN_CORE, "migr_unchosen_core", "unchosen, same core")                         \
+	X(MIGR_UNCHOSEN_LLC, "migr_unchosen_llc", "unchosen, same LLC")                            \
+	X(MIGR_UNCHOSEN_NODE, "migr_unchosen_node", "unchosen, same node")                         \
+	X(MIGR_UNCHOSEN_REMOTE, "migr_unchosen_remote", "unchosen, another node")
+
 enum mlb_stat {
-	MLB_STAT_ENQ_LOCAL,	 /* direct dispatch to an idle CPU from select_cpu / enqueue */
-	MLB_STAT_ENQ_DOM,	 /* queued on the task's domain DSQ */
-	MLB_STAT_DISPATCH_DOM,	 /* a CPU took work from its own domain */
-	MLB_STAT_STEAL_NODE,	 /* a CPU took work from another domain of its node */
-	MLB_STAT_STEAL_REMOTE,	 /* a CPU took work from a domain on another node */
-	MLB_STAT_BAL_CONSIDERED, /* decisions asked of mlb_decide() */
-	MLB_STAT_BAL_TAKEN,	 /* decisions that said migrate */
-	MLB_STAT_DOM_MIGR,	 /* tasks whose domain changed */
-	MLB_STAT_WAKE_PREV,	 /* wake-up kept the previous CPU */
-	MLB_STAT_WAKE_DOM,	 /* wake-up found an idle CPU in the task's domain */
-	MLB_STAT_WAKE_NODE,	 /* ... in its node */
-	MLB_STAT_WAKE_ANY,	 /* ... anywhere allowed */
-	MLB_STAT_AFFN_VIOL,	 /* a task found on a domain its cpumask forbids, repaired */
-	MLB_STAT_BAL_ROUNDS,	 /* balancer timer rounds */
-	MLB_STAT_CPU_MIGR,	 /* a task started running on another CPU than last time */
-	MLB_STAT_AFFN_MOVE,	 /* domain changed because affinity forbade the old one */
-	MLB_STAT_BY_HEURISTIC,	 /* decisions made by the heuristic */
-	MLB_STAT_BY_MODEL,	 /* decisions made by the model */
-	MLB_STAT_BY_EXPLORE,	 /* decisions taken against the policy (exploration) */
-	MLB_STAT_MODEL_FAIL,	 /* model runs that failed or raced a swap: heuristic used */
-	MLB_STAT_DROP_DECISION,	 /* decision records lost: ring buffer full */
-	MLB_STAT_DROP_OUTCOME,	 /* outcome records lost: ring buffer full */
-	MLB_STAT_OUTCOMES,	 /* outcome records sent */
-	MLB_STAT_WAKE_PREEMPT,	 /* a waking task preempted its CPU's current task */
-	MLB_NR_STATS,
+#define MLB_X_STAT(e, key, doc) MLB_STAT_##e,
+	MLB_STATS(MLB_X_STAT)
+#undef MLB_X_STAT
+	    MLB_NR_STATS,
 };
+
+/* Migration classes and topology levels: MLB_STAT_MIGR_<CLASS>_<LEVEL> is
+ * MLB_STAT_MIGR_CHOSEN_CORE + class * MLB_NR_LEVELS + level. */
+enum mlb_migr_class { MLB_MIGR_CHOSEN, MLB_MIGR_FORCED, MLB_MIGR_UNCHOSEN };
+enum mlb_level { MLB_LEVEL_CORE, MLB_LEVEL_LLC, MLB_LEVEL_NODE, MLB_LEVEL_REMOTE, MLB_NR_LEVELS };
 
 /*
  * Per-domain state that user space reads for its stats line (a .bss array in BPF), refreshed
@@ -236,6 +287,12 @@ MLB_ASSERT(MLB_MAX_CPUS % 64 == 0, "cpumask words");
 MLB_ASSERT(sizeof(struct mlb_decision_rec) == ((40 + 4 * MLB_NR_FEATURES + 7) & ~7),
 	   "decision record layout: 40 bytes, the features, padding to 8");
 MLB_ASSERT(sizeof(struct mlb_outcome_rec) == 56, "outcome record layout");
-MLB_ASSERT(MLB_MAX_DOMS <= 65536, "domain ids fit u16");
+MLB_ASSERT(MLB_MAX_CPUS <= 65536, "CPU ids fit u16");
+MLB_ASSERT(MLB_STAT_MIGR_FORCED == MLB_STAT_MIGR_CHOSEN + MLB_MIGR_FORCED &&
+	       MLB_STAT_MIGR_UNCHOSEN == MLB_STAT_MIGR_CHOSEN + MLB_MIGR_UNCHOSEN,
+	   "migration class totals follow enum mlb_migr_class");
+MLB_ASSERT(MLB_STAT_MIGR_UNCHOSEN_REMOTE ==
+	       MLB_STAT_MIGR_CHOSEN_CORE + MLB_MIGR_UNCHOSEN * MLB_NR_LEVELS + MLB_LEVEL_REMOTE,
+	   "migration counters per class and level follow the enums");
 
 #endif /* __MLB_INTF_H */

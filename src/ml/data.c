@@ -296,6 +296,21 @@ int mlb_synth(struct mlb_dataset *ds, size_t n, u64 seed, double noise)
 		x[MLB_F_DST_PERF] = (s32)mlb_rng_range(&r, 256, 1024);
 		x[MLB_F_BALANCE_FAILS] = (s32)mlb_rng_range(&r, 0, 8);
 		x[MLB_F_KIND] = (s32)mlb_rng_range(&r, 0, 2);
+		x[MLB_F_SAME_CORE] = x[MLB_F_SAME_LLC] && mlb_rng_uniform(&r) < 0.3;
+		x[MLB_F_SRC_WAIT_US] =
+		    clampi((s64)exp(mlb_rng_uniform(&r) * log(100000.0)), MLB_F_SRC_WAIT_US);
+		x[MLB_F_DST_WAIT_US] =
+		    x[MLB_F_DST_IDLE]
+			? 0
+			: clampi((s64)exp(mlb_rng_uniform(&r) * log(100000.0)), MLB_F_DST_WAIT_US);
+		x[MLB_F_TASK_WAITED_US] =
+		    x[MLB_F_KIND] == MLB_KIND_WAKEUP
+			? 0
+			: clampi((s64)exp(mlb_rng_uniform(&r) * log(100000.0)),
+				 MLB_F_TASK_WAITED_US);
+		x[MLB_F_TASK_RESIDENCE_US] = clampi((s64)exp(mlb_rng_uniform(&r) * log(10000000.0)),
+						    MLB_F_TASK_RESIDENCE_US);
+		x[MLB_F_WAKER_ON_DST] = mlb_rng_uniform(&r) < 0.2;
 
 		/* The rule: move when it relieves the source enough to pay for what it costs. */
 		s = x[MLB_F_IMBALANCE] / 1024.0 * (x[MLB_F_TASK_DUTY] / 1024.0 + 0.3);
@@ -306,6 +321,7 @@ int mlb_synth(struct mlb_dataset *ds, size_t n, u64 seed, double noise)
 		s -= x[MLB_F_TASK_RECENT_MIGR] / 300.0;
 		s += (x[MLB_F_DST_CAPACITY] - x[MLB_F_SRC_CAPACITY]) / 1024.0;
 		s += 0.1 * x[MLB_F_BALANCE_FAILS];
+		s += (x[MLB_F_SRC_WAIT_US] - x[MLB_F_DST_WAIT_US]) / 20000.0;
 		if (x[MLB_F_KIND] == MLB_KIND_PULL && x[MLB_F_DST_IDLE])
 			s += 0.5;
 		y = s > 0.5;

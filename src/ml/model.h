@@ -17,7 +17,7 @@
 #include "mlb/nn_fixed.h"
 
 #define MLB_MODEL_MAGIC	   "MLBMODEL" /* 8 bytes, no NUL in the file */
-#define MLB_MODEL_VERSION  2
+#define MLB_MODEL_VERSION  3
 #define MLB_MODEL_NAME_LEN 32	       /* feature and label names, NUL-padded in the file */
 #define MLB_MODEL_MAX_SIZE (64 * 1024) /* no valid file is larger */
 #define MLB_PPM		   1000000u    /* metrics are stored in parts per million */

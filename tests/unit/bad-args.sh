@@ -20,8 +20,9 @@ check() { # ARGS... : must be refused with one line and exit 2
 }
 for opt in --slice-us --interval-ms --imbal-pct --numa-imbal-pct --stats --half-life-ms \
 	--migr-cost-us --max-recent-migr --explore --horizon-ms --bounce-ms --retrain-s \
-	--retrain-samples --min-samples --window --duration --ring-kb --steal-min \
-	--steal-min-remote --wake-spill --affine-scan --wake-preempt-us; do
+	--retrain-samples --min-samples --window --duration --ring-kb --slice-min-us \
+	--max-wait-ms --move-cost-core-us --move-cost-llc-us --move-cost-cross-llc-us \
+	--move-cost-node-us --wake-preempt-us; do
 	for v in "" abc -1 12x 0x10 " 5" 99999999999999999999999 1.5; do
 		check "$opt=$v"
 	done
@@ -54,18 +55,22 @@ check --state-dir=""
 check --model=""
 check --ring-kb 4       # below 8
 check --ring-kb 100     # not a power of two
-check --steal-min 0     # at least one waiting task
-check --steal-min-remote 65
-check --wake-spill 65
-check --affine-scan 17
+check --slice-min-us 99 # below 100 us
+check --max-wait-ms 0
+check --max-wait-ms 10001
+check --move-cost-llc-us 1000001
+check --move-cost-node-us 1000001
+check --steal-min 2     # options of the shared-queue design, gone with it
+check --affine-scan 4
 check --wake-preempt-us 1000001
 # A valid set of options must get past the parser (it then stops at the kernel check, exit 3
 # on a host without sched_ext, or runs): never exit 2.
 timeout 5 "$bin" -s 5000 -i 50 -I 5 -N 30 -S 0 --half-life-ms 100 --migr-cost-us 0 \
 	--max-recent-migr 4 -p --mode collect --explore 0 --horizon-ms 20 --bounce-ms 100 \
 	--label imitation --retrain-s 5 --retrain-samples 100 --min-samples 50 --window 1000 \
-	--duration 1 --ring-kb 64 --steal-min 2 --steal-min-remote 4 --wake-spill 1 \
-	--affine-scan 4 --wake-preempt-us 500 \
+	--duration 1 --ring-kb 64 --slice-min-us 500 --max-wait-ms 30 --move-cost-core-us 5 \
+	--move-cost-llc-us 50 --move-cost-cross-llc-us 400 --move-cost-node-us 900 \
+	--wake-preempt-us 500 \
 	--state-dir /tmp/bad-args-state.$$ --allow-writable-model >/dev/null 2>&1
 rc=$?
 n=$((n + 1))

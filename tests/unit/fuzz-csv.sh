@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 source tests/fuzz/fuzz-lib.sh
 tool=build/mlb-model
-model=tests/fuzz/model-corpus/valid-25-1.mlb
+model=$(ls tests/fuzz/model-corpus/valid-[0-9]*-1.mlb | head -n1) # inputs = the feature count
 fuzz_init tests/fuzz/csv-corpus build/ml/fuzz-csv "$tool"
 # every corpus file reads as what its name claims (mlb-model eval, with a model of the other
 # corpus): valid-*.csv accepted with one row per data line, bad-*.csv refused with a one-line

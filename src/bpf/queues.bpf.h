@@ -1,0 +1,521 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * queues.bpf.h - per-CPU queues and placement. Every CPU has its own vtime-ordered DSQ
+ * (id = CPU id); a queued task belongs to exactly one CPU, and only that CPU takes it
+ * without asking: every other change of CPU is a decision of the seam (seam.bpf.h). Owns
+ * wake-up placement (ops.select_cpu), queueing (ops.enqueue, ops.dequeue), a CPU's own
+ * dispatch and its idle pulls (ops.dispatch), the slice cut and the work-conservation kick
+ * (ops.tick), and the accounting of every change of CPU (account_migration, from
+ * ops.running).
+ */
+#ifndef __MLB_QUEUES_BPF_H
+#define __MLB_QUEUES_BPF_H
+
+/* Result of a scan of one domain's CPUs for a task. */
+struct dom_scan {
+	u32 sibling;   /* an idle SMT sibling of the reference CPU */
+	u32 idle_core; /* an idle CPU whose whole core is idle */
+	u32 idle;      /* any idle CPU */
+	u32 least;     /* the allowed CPU with the least expected wait (not the reference) */
+	u64 least_wait;
+};
+
+/*
+ * Scan the CPUs of domain @dom that @p may use (up to MLB_MAX_LLC_SCAN): idle ones, by
+ * preference, and the one with the least expected wait, leaving out @ref (the CPU the task
+ * is on). Idle CPUs are only looked at, not claimed.
+ */
+static void scan_dom(struct task_struct *p, u32 dom, u32 ref, u64 now, struct dom_scan *s)
+{
+	const struct cpumask *idle = scx_bpf_get_idle_cpumask();
+	const struct cpumask *smt = scx_bpf_get_idle_smtmask();
+	u32 cpu = dom_first_cpu[IDX(dom, MLB_MAX_DOMS)], i;
+
+	s->sibling = s->idle_core = s->idle = s->least = NO_CPU;
+	s->least_wait = ~0ULL;
+	bpf_for(i, 0, MLB_MAX_LLC_SCAN)
+	{
+		u64 w;
+
+		if (!cpu_valid(cpu))
+			break;
+		if (cpu != ref && bpf_cpumask_test_cpu(cpu, p->cpus_ptr)) {
+			if (bpf_cpumask_test_cpu(cpu, idle)) {
+				if (same_core(cpu, ref) && s->sibling == NO_CPU)
+					s->sibling = cpu;
+				else if (bpf_cpumask_test_cpu(cpu, smt) && s->idle_core == NO_CPU)
+					s->idle_core = cpu;
+				else if (s->idle == NO_CPU)
+					s->idle = cpu;
+			}
+			w = cpu_wait_ns(cpu, now);
+			if (w < s->least_wait) {
+				s->least_wait = w;
+				s->least = cpu;
+			}
+		}
+		cpu = cpu_next_in_dom[IDX(cpu, MLB_MAX_CPUS)];
+	}
+	scx_bpf_put_idle_cpumask(idle);
+	scx_bpf_put_idle_cpumask(smt);
+}
+
+/* The preferred idle CPU of a scan: the sibling, a whole idle core, any idle; or NO_CPU. */
+static u32 scan_idle(const struct dom_scan *s)
+{
+	if (s->sibling != NO_CPU)
+		return s->sibling;
+	if (s->idle_core != NO_CPU)
+		return s->idle_core;
+	return s->idle;
+}
+
+/* An idle CPU @p may use outside domain @dom, on its node when @same_node (else on the other
+ * nodes); only looked at, not claimed. NO_CPU if none. Struct_ops callbacks run under RCU,
+ * which keeps the cpumask kptrs valid here. */
+static u32 peek_idle_outside(struct task_struct *p, u32 dom, bool same_node)
+{
+	const struct cpumask *idle = scx_bpf_get_idle_cpumask();
+	struct bpf_cpumask *tmp = scratch();
+	u32 node = node_of_dom(dom), i, cpu, found = NO_CPU;
+
+	if (!tmp)
+		goto out;
+	bpf_for(i, 0, nr_doms)
+	{
+		const struct cpumask *m;
+
+		if (i == dom || (node_of_dom(i) == node) != same_node)
+			continue;
+		m = dom_mask(i);
+		if (!m)
+			continue;
+		bpf_cpumask_and(tmp, m, p->cpus_ptr);
+		cpu = bpf_cpumask_any_and_distribute((const struct cpumask *)tmp, idle);
+		if (cpu < nr_cpus) {
+			found = cpu;
+			break;
+		}
+	}
+out:
+	scx_bpf_put_idle_cpumask(idle);
+	return found;
+}
+
+/* Ask the seam about moving @p from @src to the idle CPU @dst and claim @dst if it agrees.
+ * True when @p now goes to @dst. */
+static bool try_idle_move(struct task_struct *p, struct task_ctx *tctx, u32 src, u32 dst, u32 kind)
+{
+	struct mlb_move mv = {src, dst, kind};
+
+	if (!decide_move(p, tctx, &mv, false))
+		return false;
+	if (scx_bpf_test_and_clear_cpu_idle(dst))
+		return true;
+	seam_abandon(tctx); /* lost the race for it */
+	return false;
+}
+
+/*
+ * Wake-up placement. The previous CPU if it is idle. Otherwise the seam is asked about the
+ * best idle CPU nearby: an idle SMT sibling, a whole idle core, any idle CPU of the LLC, then
+ * of the node, then anywhere; with no idle CPU at all, about the CPU of the LLC with the least
+ * expected wait. When the seam says stay, the task queues on its busy previous CPU. A CPU the
+ * task is sent to and claimed idle gets it straight on its local DSQ.
+ */
+s32 BPF_STRUCT_OPS(mlb_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_flags)
+{
+	struct task_ctx *tctx = lookup_task_ctx(p);
+	u32 prev = prev_cpu, dom, cpu;
+	struct dom_scan s;
+	u64 now;
+
+	if (!tctx || task_pinned(p) || !cpu_valid(prev))
+		return prev_cpu;
+	tctx->waker_cpu = bpf_get_smp_processor_id();
+	if (!bpf_cpumask_test_cpu(prev, p->cpus_ptr))
+		return prev_cpu; /* the kernel picks an allowed CPU: counted forced */
+	if (scx_bpf_test_and_clear_cpu_idle(prev)) {
+		stat_inc(MLB_STAT_WAKE_PREV);
+		cpu = prev;
+		goto direct;
+	}
+
+	now = bpf_ktime_get_ns();
+	dom = dom_of_cpu(prev);
+	scan_dom(p, dom, prev, now, &s);
+	cpu = scan_idle(&s);
+	if (cpu == NO_CPU)
+		cpu = peek_idle_outside(p, dom, true);
+	if (cpu == NO_CPU)
+		cpu = peek_idle_outside(p, dom, false);
+	if (cpu != NO_CPU) {
+		if (try_idle_move(p, tctx, prev, cpu, MLB_KIND_WAKEUP)) {
+			stat_inc(MLB_STAT_WAKE_MOVE);
+			goto direct;
+		}
+	} else if (s.least != NO_CPU) {
+		struct mlb_move mv = {prev, s.least, MLB_KIND_WAKEUP};
+
+		if (decide_move(p, tctx, &mv, false)) {
+			stat_inc(MLB_STAT_WAKE_MOVE);
+			return s.least; /* queued there by ops.enqueue */
+		}
+	}
+	stat_inc(MLB_STAT_WAKE_STAY);
+	return prev_cpu;
+
+direct:
+	stat_inc(MLB_STAT_ENQ_LOCAL);
+	mlb_insert(p, SCX_DSQ_LOCAL, task_slice(p), 0);
+	return cpu;
+}
+
+/*
+ * A task that woke up with no idle CPU to go to takes the CPU it queues on from the task
+ * running there when that one has run wake_preempt_ns or more and is further along in
+ * virtual time, and the waker's runs are short (average burst under a quarter slice).
+ * Needs scx_bpf_cpu_curr() (kernel >= 6.18); on older kernels waking tasks never preempt.
+ */
+static void wake_preempt(struct task_struct *p, struct task_ctx *tctx, u32 cpu)
+{
+	struct task_struct *curr;
+	struct task_ctx *cctx;
+
+	if (!wake_preempt_ns || !bpf_ksym_exists(scx_bpf_cpu_curr))
+		return;
+	if (tctx->burst_ns >= slice_ns / 4)
+		return;
+	curr = scx_bpf_cpu_curr(cpu);
+	if (!curr || curr == p)
+		return;
+	cctx = lookup_task_ctx(curr);
+	if (!cctx || !cctx->running_at || (s64)(cctx->vtime - tctx->vtime) <= 0)
+		return;
+	if (bpf_ktime_get_ns() - cctx->running_at < wake_preempt_ns)
+		return;
+	stat_inc(MLB_STAT_WAKE_PREEMPT);
+	scx_bpf_kick_cpu(cpu, SCX_KICK_PREEMPT);
+}
+
+static bool cpu_is_idle(u32 cpu)
+{
+	const struct cpumask *idle = scx_bpf_get_idle_cpumask();
+	bool ret = bpf_cpumask_test_cpu(cpu, idle);
+
+	scx_bpf_put_idle_cpumask(idle);
+	return ret;
+}
+
+/*
+ * Queue @p on the CPU it is on (the one select_cpu returned, or where it was preempted).
+ * A task that did not just wake up (select_cpu placed those) and would wait behind others
+ * while a CPU of its LLC or node idles is offered to the seam for that CPU first (a push).
+ */
+void BPF_STRUCT_OPS(mlb_enqueue, struct task_struct *p, u64 enq_flags)
+{
+	struct task_ctx *tctx = lookup_task_ctx(p);
+	u32 cpu = scx_bpf_task_cpu(p), dst;
+	struct cpu_ctx *c;
+	struct dom_scan s;
+	u64 vtime, now;
+
+	if (!tctx || !cpu_valid(cpu)) {
+		stat_inc(MLB_STAT_ENQ_LOCAL);
+		mlb_insert(p, SCX_DSQ_LOCAL, task_slice(p), enq_flags);
+		return;
+	}
+	if (!bpf_cpumask_test_cpu(cpu, p->cpus_ptr)) {
+		u32 any = bpf_cpumask_any_distribute(p->cpus_ptr);
+
+		if (cpu_valid(any)) {
+			stat_inc(MLB_STAT_AFFN_VIOL);
+			cpu = any;
+		}
+	}
+	if (!(enq_flags & SCX_ENQ_WAKEUP) && !task_pinned(p) && scx_bpf_dsq_nr_queued(cpu) &&
+	    !cpu_is_idle(cpu)) {
+		now = bpf_ktime_get_ns();
+		scan_dom(p, dom_of_cpu(cpu), cpu, now, &s);
+		dst = scan_idle(&s);
+		if (dst == NO_CPU)
+			dst = peek_idle_outside(p, dom_of_cpu(cpu), true);
+		if (dst != NO_CPU && try_idle_move(p, tctx, cpu, dst, MLB_KIND_PULL)) {
+			stat_inc(MLB_STAT_PUSH);
+			vtime_rebase(tctx, dst);
+			mlb_insert(p, SCX_DSQ_LOCAL_ON | dst, task_slice(p), enq_flags);
+			scx_bpf_kick_cpu(dst, SCX_KICK_IDLE);
+			return;
+		}
+	}
+
+	vtime_rebase(tctx, cpu);
+	c = lookup_cpu(cpu);
+	vtime = tctx->vtime;
+	/* A sleeper may bank at most one slice of credit. */
+	if (c && (s64)(vtime - (c->vtime_now - slice_ns)) < 0)
+		vtime = c->vtime_now - slice_ns;
+	tctx->vtime = vtime;
+	stat_inc(MLB_STAT_ENQ_CPU);
+	mlb_insert_vtime(p, cpu, task_slice(p), vtime, enq_flags);
+	queue_account(p, tctx, cpu);
+	if (cpu_is_idle(cpu))
+		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+	else if (enq_flags & SCX_ENQ_WAKEUP)
+		wake_preempt(p, tctx, cpu);
+}
+
+/* The task left its queue without running (affinity or priority change, exit). */
+void BPF_STRUCT_OPS(mlb_dequeue, struct task_struct *p, u64 deq_flags)
+{
+	struct task_ctx *tctx = lookup_task_ctx(p);
+
+	if (tctx)
+		queue_unaccount(tctx);
+}
+
+/*
+ * Pull one task queued on CPU @victim onto @cpu, asking the seam per candidate (the first
+ * MLB_MAX_CANDIDATES of the queue). A global function: verified once for every caller.
+ */
+__noinline int mlb_try_pull(u32 cpu, u32 victim)
+{
+	struct mlb_move mv = {victim, cpu, MLB_KIND_PULL};
+	struct bpf_iter_scx_dsq it;
+	struct task_struct *p;
+	bool moved = false;
+	u32 seen = 0;
+
+	if (!cpu_valid(cpu) || !cpu_valid(victim))
+		return 0;
+	bpf_iter_scx_dsq_new(&it, victim, 0);
+	while ((p = bpf_iter_scx_dsq_next(&it))) {
+		struct task_ctx *tctx;
+
+		if (++seen > MLB_MAX_CANDIDATES)
+			break;
+		if (task_pinned(p) || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
+			continue;
+		tctx = lookup_task_ctx(p);
+		if (!tctx)
+			continue;
+		if (!decide_move(p, tctx, &mv, false))
+			continue;
+		if (mlb_move(&it, p, SCX_DSQ_LOCAL, 0)) {
+			queue_unaccount(tctx);
+			moved = true;
+			break;
+		}
+		seam_abandon(tctx);
+	}
+	bpf_iter_scx_dsq_destroy(&it);
+	return moved;
+}
+
+/* The CPU of domain @dom other than @self with the longest expected wait among those with
+ * queued tasks, or NO_CPU. */
+static u32 busiest_cpu_in(u32 dom, u32 self, u64 now)
+{
+	u32 cpu = dom_first_cpu[IDX(dom, MLB_MAX_DOMS)], best = NO_CPU, i;
+	u64 best_wait = 0;
+
+	bpf_for(i, 0, MLB_MAX_LLC_SCAN)
+	{
+		u64 w;
+
+		if (!cpu_valid(cpu))
+			break;
+		if (cpu != self && scx_bpf_dsq_nr_queued(cpu)) {
+			w = cpu_wait_ns(cpu, now);
+			if (best == NO_CPU || w > best_wait) {
+				best_wait = w;
+				best = cpu;
+			}
+		}
+		cpu = cpu_next_in_dom[IDX(cpu, MLB_MAX_CPUS)];
+	}
+	return best;
+}
+
+/* The domain on node @node (or on the other nodes when !@same_node) other than @dom with
+ * the most queued tasks per CPU, or MLB_MAX_DOMS when none has any. */
+static u32 busiest_dom(u32 dom, bool same_node)
+{
+	u32 node = node_of_dom(dom), best = MLB_MAX_DOMS, i;
+	u64 best_q = 0;
+
+	bpf_for(i, 0, nr_doms)
+	{
+		struct dom_ctx *d;
+		u64 q;
+
+		if (i == dom || (node_of_dom(i) == node) != same_node)
+			continue;
+		d = lookup_dom(i);
+		if (!d || d->nr_queued <= 0)
+			continue;
+		q = (u64)d->nr_queued * 1024 / dom_cpu_count(i);
+		if (q > best_q) {
+			best_q = q;
+			best = i;
+		}
+	}
+	return best;
+}
+
+/* An idle @cpu looks for work queued on other CPUs: its LLC, then its node, then the rest. */
+static void idle_pull(u32 cpu)
+{
+	u32 dom = dom_of_cpu(cpu), victim, d;
+	u64 now = bpf_ktime_get_ns();
+
+	victim = busiest_cpu_in(dom, cpu, now);
+	if (victim != NO_CPU && mlb_try_pull(cpu, victim)) {
+		stat_inc(MLB_STAT_PULL_LLC);
+		return;
+	}
+	d = busiest_dom(dom, true);
+	if (d < MLB_MAX_DOMS) {
+		victim = busiest_cpu_in(d, cpu, now);
+		if (victim != NO_CPU && mlb_try_pull(cpu, victim)) {
+			stat_inc(MLB_STAT_PULL_NODE);
+			return;
+		}
+	}
+	d = busiest_dom(dom, false);
+	if (d < MLB_MAX_DOMS) {
+		victim = busiest_cpu_in(d, cpu, now);
+		if (victim != NO_CPU && mlb_try_pull(cpu, victim))
+			stat_inc(MLB_STAT_PULL_REMOTE);
+	}
+}
+
+void BPF_STRUCT_OPS(mlb_dispatch, s32 cpu, struct task_struct *prev)
+{
+	/*
+	 * If prev is still runnable with slice left, the kernel keeps running it: a task
+	 * fetched now would wait behind it in the local queue, invisible to idle CPUs and to
+	 * the balancer. Fetch nothing.
+	 */
+	if (prev && (prev->scx.flags & SCX_TASK_QUEUED) && prev->scx.slice)
+		return;
+	if (mlb_move_to_local(cpu)) {
+		stat_inc(MLB_STAT_DISPATCH_OWN);
+		return;
+	}
+	/*
+	 * prev's slice ran out but it is still runnable: with nothing else queued here the
+	 * kernel keeps running it. Pulling is for CPUs that would otherwise idle; a busy CPU
+	 * pulling work would only push prev out to be pulled elsewhere (migration churn).
+	 */
+	if (prev && (prev->scx.flags & SCX_TASK_QUEUED))
+		return;
+	idle_pull(cpu);
+}
+
+/* An idle CPU near @cpu (its LLC, then its node), only looked at; NO_CPU if none. */
+static u32 idle_cpu_near(u32 cpu)
+{
+	const struct cpumask *idle = scx_bpf_get_idle_cpumask();
+	u32 dom = dom_of_cpu(cpu), node = node_of_dom(dom), found = NO_CPU, i, c;
+
+	bpf_for(i, 0, nr_doms)
+	{
+		/* the CPU's own domain first, then the others of its node */
+		u32 d = i == 0 ? dom : (i == dom ? 0 : i);
+		const struct cpumask *m;
+
+		if (node_of_dom(d) != node)
+			continue;
+		m = dom_mask(d);
+		if (!m)
+			continue;
+		c = bpf_cpumask_any_and_distribute(m, idle);
+		if (c < nr_cpus) {
+			found = c;
+			break;
+		}
+	}
+	scx_bpf_put_idle_cpumask(idle);
+	return found;
+}
+
+#define MLB_KICK_GAP_NS 2000000ULL /* a busy CPU wakes an idle one at most this often */
+
+/*
+ * The running task's tick. While tasks wait on this CPU its slice is cut to its share of the
+ * slice (slice / (waiting + 1), at least slice_min_ns), so a task queued behind a CPU hog
+ * does not wait out a whole slice. And when the queued work is worth moving while a CPU
+ * nearby idles, that CPU is woken (at most every MLB_KICK_GAP_NS) to try an idle pull: the
+ * seam still decides, and the wait bound makes sure an idle CPU takes a task that waited
+ * too long.
+ */
+void BPF_STRUCT_OPS(mlb_tick, struct task_struct *p)
+{
+	struct task_ctx *tctx = lookup_task_ctx(p);
+	u32 cpu = scx_bpf_task_cpu(p), n, idle;
+	u64 now, target, ran, allowed;
+	struct cpu_ctx *c;
+
+	if (!tctx || !tctx->running_at || !cpu_valid(cpu))
+		return;
+	n = scx_bpf_dsq_nr_queued(cpu);
+	if (!n)
+		return;
+	c = lookup_cpu(cpu);
+	if (!c)
+		return;
+	now = bpf_ktime_get_ns();
+	target = task_slice(p) / (n + 1);
+	if (target < slice_min_ns)
+		target = slice_min_ns;
+	ran = now - tctx->running_at;
+	allowed = target > ran ? target - ran : 0;
+	if (p->scx.slice > allowed) {
+		p->scx.slice = allowed;
+		c->curr_end = now + allowed;
+		stat_inc(MLB_STAT_SLICE_CUT);
+	}
+	if (c->queued_ns < (s64)move_cost_llc_us * 1000 || now - c->kick_at < MLB_KICK_GAP_NS)
+		return;
+	idle = idle_cpu_near(cpu);
+	if (idle == NO_CPU)
+		return;
+	c->kick_at = now;
+	stat_inc(MLB_STAT_TICK_KICK);
+	scx_bpf_kick_cpu(idle, SCX_KICK_IDLE);
+}
+
+/*
+ * account_migration - @p starts on @cpu, having last run on tctx->last_cpu: count the
+ * change of CPU as chosen (the seam sent it here), forced (its affinity no longer allows the
+ * old CPU) or unchosen, per topology level. Called from ops.running.
+ */
+static void account_migration(struct task_struct *p, struct task_ctx *tctx, u32 cpu, u64 now)
+{
+	u32 last = tctx->last_cpu, cls, level;
+
+	if (last == NO_CPU || last == cpu) {
+		if (last == NO_CPU)
+			tctx->arrived_at = now;
+		return;
+	}
+	level = cpu_level(last, cpu);
+	if (tctx->chosen_cpu == cpu)
+		cls = MLB_MIGR_CHOSEN;
+	else if (!cpu_valid(last) || !bpf_cpumask_test_cpu(last, p->cpus_ptr))
+		cls = MLB_MIGR_FORCED;
+	else
+		cls = MLB_MIGR_UNCHOSEN;
+	stat_inc(MLB_STAT_CPU_MIGR);
+	stat_inc(MLB_STAT_MIGR_CHOSEN + cls);
+	stat_inc(MLB_STAT_MIGR_CHOSEN_CORE + cls * MLB_NR_LEVELS + level);
+	tctx->recent_migr =
+	    mlb_decay_toward(tctx->recent_migr, 0, now - tctx->migr_at, MLB_MIGR_HALF_LIFE_NS) +
+	    MLB_FRAC_ONE;
+	tctx->migr_at = now;
+	tctx->arrived_at = now;
+	probe_ran_on(tctx, cpu, now);
+}
+
+#endif /* __MLB_QUEUES_BPF_H */

@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * seam.bpf.h - THE SEAM: the one place that says whether a task changes CPU. A caller
+ * (wake-up placement, an idle pull, a push at enqueue, the balancer) describes the move as
+ * (task, source CPU, destination CPU, kind) and calls decide_move(), which fills the
+ * features (include/mlb/intf.h), asks the heuristic (include/mlb/heuristic.h), lets the
+ * deployed model decide in infer mode (mlb_model_run), explores, applies the wait bound,
+ * records the decision and starts its outcome probe. A move the seam allows is marked on the
+ * task (chosen_cpu), so that ops.running can tell a chosen migration from any other.
+ */
+#ifndef __MLB_SEAM_BPF_H
+#define __MLB_SEAM_BPF_H
+
+/*
+ * The deployed model, written by user space only: models[model_slot] is the live one and
+ * model_gen its generation (0: none). A swap writes the other slot, then publishes it; around
+ * that model_seq is odd, and a decision that saw model_seq change while it ran discards the
+ * model's answer (seqcount), so no decision ever uses a half-written model.
+ */
+u64 model_seq;
+u32 model_slot;
+u32 model_gen;
+u32 model_gen_seen; /* the generation of the last model run that counted */
+u64 decision_seq;   /* ids of decision records */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 512 * 1024);
+} decisions SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, u32);
+	__type(value, struct mlb_nn_model);
+} models SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct mlb_nn_scratch);
+} nn_scratch SEC(".maps");
+
+/* The decision being made, per CPU: [0] for the ops, [1] for the balancer timer. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, u32);
+	__type(value, struct mlb_decision_rec);
+} dec_scratch SEC(".maps");
+
+/* A candidate move of a task from CPU src to CPU dst. */
+struct mlb_move {
+	u32 src, dst;
+	u32 kind; /* enum mlb_kind */
+};
+
+/* Idle state of CPU @cpu for the features: 2 its whole core idle, 1 idle, 0 busy. */
+static s32 cpu_idle_state(u32 cpu)
+{
+	const struct cpumask *idle = scx_bpf_get_idle_cpumask();
+	const struct cpumask *smt = scx_bpf_get_idle_smtmask();
+	s32 ret = 0;
+
+	if (bpf_cpumask_test_cpu(cpu, smt))
+		ret = 2;
+	else if (bpf_cpumask_test_cpu(cpu, idle))
+		ret = 1;
+	scx_bpf_put_idle_cpumask(idle);
+	scx_bpf_put_idle_cpumask(smt);
+	return ret;
+}
+
+static u32 recent_migr_per_sec(struct task_ctx *tctx, u64 now)
+{
+	u32 decayed =
+	    mlb_decay_toward(tctx->recent_migr, 0, now - tctx->migr_at, MLB_MIGR_HALF_LIFE_NS);
+
+	return decayed >> MLB_FRAC_SHIFT;
+}
+
+/* @v / 1000 rounded toward zero, without the signed division BPF ISA v3 lacks. */
+static s64 sdiv_1000(s64 v)
+{
+	return v >= 0 ? (s64)((u64)v / 1000) : -(s64)((0 - (u64)v) / 1000);
+}
+
+/*
+ * Fill @f for the move @mv of @p. Every value is clamped to the range declared in intf.h.
+ * Not inlined: its frame (many live values, spilled) is gone before the model runs, which
+ * keeps the deepest call chain (balancer -> seam -> model -> layer) under BPF's 512 bytes.
+ */
+static __noinline void fill_features(struct mlb_features *f, struct task_struct *p,
+				     struct task_ctx *tctx, const struct mlb_move *mv, u64 now)
+{
+	u32 src = mv->src, dst = mv->dst, kind = mv->kind;
+	u32 sd = dom_of_cpu(src), dd = dom_of_cpu(dst);
+	u32 sn = node_of_dom(sd), dn = node_of_dom(dd);
+	s64 src_load = dom_load_per_cpu(sd), dst_load = dom_load_per_cpu(dd);
+	struct cpu_ctx *sc = lookup_cpu(src);
+	struct dom_ctx *sdc = lookup_dom(sd);
+	u64 since = tctx->running_at ? 0 : now - tctx->stopped_at;
+	u64 waited = tctx->ready_at && kind != MLB_KIND_WAKEUP ? now - tctx->ready_at : 0;
+	u64 resid = tctx->arrived_at && now > tctx->arrived_at ? now - tctx->arrived_at : 0;
+	u32 wake_freq = tctx->wake_freq;
+	u64 since_woke = now - tctx->woke_at;
+
+	/* A task that stopped waking decays toward its actual rate. */
+	if (since_woke > MLB_SEC_NS / 16 && wake_freq > MLB_SEC_NS / since_woke)
+		wake_freq = MLB_SEC_NS / since_woke;
+
+#define SETF(idx, val) f->v[MLB_F_##idx] = mlb_clamp((val), MLB_MIN_##idx, MLB_MAX_##idx)
+	SETF(TASK_WEIGHT, p->scx.weight);
+	SETF(TASK_DUTY, tctx->duty);
+	SETF(TASK_RUN_FRAC, tctx->run_frac);
+	SETF(TASK_BURST_US, tctx->burst_ns / 1000);
+	SETF(TASK_SLICE_USE, tctx->slice_use);
+	SETF(TASK_WAKE_FREQ, wake_freq);
+	SETF(TASK_SINCE_RAN_US, since / 1000);
+	SETF(TASK_CACHE_HOT, since < migr_cost_ns);
+	SETF(TASK_RECENT_MIGR, recent_migr_per_sec(tctx, now));
+	SETF(TASK_NR_CPUS, p->nr_cpus_allowed);
+	SETF(TASK_VLAG_US, sc ? sdiv_1000((s64)(tctx->vtime - sc->vtime_now)) : 0);
+	SETF(SRC_NR_QUEUED, scx_bpf_dsq_nr_queued(src));
+	SETF(DST_NR_QUEUED, scx_bpf_dsq_nr_queued(dst));
+	SETF(SRC_LOAD, src_load);
+	SETF(DST_LOAD, dst_load);
+	SETF(IMBALANCE, src_load - dst_load);
+	SETF(DST_IDLE, cpu_idle_state(dst));
+	SETF(SAME_LLC, sd == dd);
+	SETF(SAME_NODE, sn == dn);
+	SETF(NUMA_DIST, node_dist[IDX(sn, MLB_MAX_NODES)][IDX(dn, MLB_MAX_NODES)]);
+	SETF(SRC_CAPACITY, cpu_capacity[IDX(src, MLB_MAX_CPUS)]);
+	SETF(DST_CAPACITY, cpu_capacity[IDX(dst, MLB_MAX_CPUS)]);
+	SETF(DST_PERF, cpu_valid(dst) ? scx_bpf_cpuperf_cur(dst) : 0);
+	SETF(BALANCE_FAILS, sdc ? sdc->balance_fails : 0);
+	SETF(KIND, kind);
+	SETF(SAME_CORE, same_core(src, dst));
+	SETF(SRC_WAIT_US, cpu_wait_ns(src, now) / 1000);
+	SETF(DST_WAIT_US, cpu_wait_ns(dst, now) / 1000);
+	SETF(TASK_WAITED_US, waited / 1000);
+	SETF(TASK_RESIDENCE_US, resid / 1000);
+	SETF(WAKER_ON_DST, tctx->waker_cpu == dst);
+#undef SETF
+}
+
+MLB_ASSERT(MLB_STAT_BY_MODEL == MLB_STAT_BY_HEURISTIC + MLB_BY_MODEL &&
+	       MLB_STAT_BY_EXPLORE == MLB_STAT_BY_HEURISTIC + MLB_BY_EXPLORE,
+	   "decider counters follow enum mlb_decider");
+
+struct mlb_score {
+	s32 score; /* migrate logit, Q15.16 */
+	u32 gen;   /* generation of the model that computed it */
+};
+
+/*
+ * mlb_model_run - the deployed model's migrate score for @f, into @out.
+ * Returns 0, or -1 when no valid model is deployed or a swap raced the run (@out unset).
+ * A global function: the verifier checks it once, whoever calls it.
+ */
+__noinline int mlb_model_run(const struct mlb_features *f, struct mlb_score *out)
+{
+	struct mlb_nn_scratch *s;
+	struct mlb_nn_model *m;
+	u32 zero = 0, slot, gen;
+	u64 seq;
+
+	if (!f || !out)
+		return -1;
+	seq = READ_ONCE_U64(model_seq);
+	gen = READ_ONCE_U32(model_gen);
+	if ((seq & 1) || !gen)
+		return -1;
+	slot = READ_ONCE_U32(model_slot) & 1;
+	m = bpf_map_lookup_elem(&models, &slot);
+	s = bpf_map_lookup_elem(&nn_scratch, &zero);
+	if (!m || !s || m->magic != MLB_NN_MAGIC)
+		return -1;
+	if (mlb_nn_forward(m, f->v, MLB_NR_FEATURES, s))
+		return -1;
+	asm volatile("" ::: "memory"); /* read the sequence again only after the model */
+	if (READ_ONCE_U64(model_seq) != seq)
+		return -1;
+	out->score = mlb_nn_score(s);
+	out->gen = gen;
+	return 0;
+}
+
+/*
+ * mlb_decide_rec - the decision on the filled record @r about @tctx's task: the heuristic's
+ * answer is in r->heuristic; in infer mode the deployed model decides when it can; outside
+ * heuristic mode a few decisions explore; a task past the wait bound with an idle
+ * destination always moves. Outside heuristic mode the decision is recorded and its outcome
+ * observed. Fills r->decision, decider, score, model_gen, id. Returns 1 to migrate, else 0.
+ * A global function: verified once, however many callers and candidate loops there are.
+ */
+__noinline int mlb_decide_rec(struct mlb_decision_rec *r, struct task_ctx *tctx)
+{
+	struct mlb_score sc;
+	bool go;
+
+	if (!r || !tctx)
+		return 0;
+	go = r->heuristic;
+	r->decider = MLB_BY_HEURISTIC;
+	r->score = 0;
+	r->model_gen = 0;
+	if (mode == MLB_MODE_INFER) {
+		if (!mlb_model_run(&r->f, &sc)) {
+			go = mlb_nn_migrate(sc.score);
+			r->decider = MLB_BY_MODEL;
+			r->score = sc.score;
+			r->model_gen = sc.gen;
+			/* a shared line: written by one decision per swap, not by all */
+			if (model_gen_seen != sc.gen)
+				model_gen_seen = sc.gen;
+		} else if (READ_ONCE_U32(model_gen)) {
+			stat_inc(MLB_STAT_MODEL_FAIL);
+		}
+	}
+	if (mode != MLB_MODE_HEURISTIC && explore_ppm &&
+	    bpf_get_prandom_u32() % 1000000 < explore_ppm) {
+		go = !go;
+		r->decider = MLB_BY_EXPLORE;
+	}
+	/* work conservation, whoever decided: see mlb_wait_bound_hit() */
+	if (!go && r->f.v[MLB_F_DST_IDLE] &&
+	    (u64)r->f.v[MLB_F_TASK_WAITED_US] * 1000 >= max_wait_ns) {
+		go = true;
+		stat_inc(MLB_STAT_STARVE_MOVE);
+	}
+	stat_inc(MLB_STAT_CONSIDERED);
+	if (go)
+		stat_inc(MLB_STAT_TAKEN);
+	stat_inc(MLB_STAT_BY_HEURISTIC + (r->decider & 3));
+	if (mode == MLB_MODE_HEURISTIC)
+		return go;
+	r->id = __sync_fetch_and_add(&decision_seq, 1) + 1;
+	r->decision = go;
+	if (bpf_ringbuf_output(&decisions, r, sizeof(*r), 0))
+		stat_inc(MLB_STAT_DROP_DECISION);
+	else
+		probe_start(tctx, r, r->ts_ns);
+	return go;
+}
+
+/*
+ * decide_move - THE SEAM: whether @p moves as @mv proposes. Fills the decision record
+ * (features included) in per-CPU scratch (@timer: the balancer timer's slot), asks the
+ * heuristic (always: it is recorded beside every decision), then mlb_decide_rec(). True:
+ * migrate; the task is then marked as sent to mv->dst, and the caller makes the move (or,
+ * when it loses a race for it, calls seam_abandon()).
+ */
+static bool decide_move(struct task_struct *p, struct task_ctx *tctx, const struct mlb_move *mv,
+			bool timer)
+{
+	struct mlb_heur_params hp = {
+	    .imbal_pct = imbal_pct,
+	    .numa_imbal_pct = numa_imbal_pct,
+	    .max_recent_migr = max_recent_migr,
+	    .move_cost_core_us = move_cost_core_us,
+	    .move_cost_llc_us = move_cost_llc_us,
+	    .move_cost_xllc_us = move_cost_xllc_us,
+	    .move_cost_node_us = move_cost_node_us,
+	    .max_wait_us = max_wait_ns / 1000,
+	};
+	u32 idx = timer;
+	struct mlb_decision_rec *r = bpf_map_lookup_elem(&dec_scratch, &idx);
+	u64 now = bpf_ktime_get_ns();
+
+	if (!r)
+		return false;
+	fill_features(&r->f, p, tctx, mv, now);
+	r->heuristic = mlb_heuristic_decide(&r->f, &hp);
+	r->ts_ns = now;
+	r->pid = p->pid;
+	r->kind = mv->kind;
+	r->src_cpu = mv->src;
+	r->dst_cpu = mv->dst;
+	if (!mlb_decide_rec(r, tctx))
+		return false;
+	tctx->chosen_cpu = mv->dst;
+	return true;
+}
+
+/* The move the seam allowed did not happen (a race was lost): nothing is pending. */
+static void seam_abandon(struct task_ctx *tctx)
+{
+	tctx->chosen_cpu = NO_CPU;
+}
+
+#endif /* __MLB_SEAM_BPF_H */
