@@ -68,7 +68,7 @@ fill_steal() {
 			}
 			v = ""
 			if (i && j > i && a[j] > a[i]) v = sprintf("%.1f", 100 * (s[j] - s[i]) / (a[j] - a[i]))
-			$NF = v
+			$16 = v # steal_pct
 			print
 		}' "$logdir/host-steal.txt" "$1/logs/times.txt" "$1/results.csv" >"$1/results.csv.tmp" &&
 		mv "$1/results.csv.tmp" "$1/results.csv"

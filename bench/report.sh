@@ -6,7 +6,7 @@
 #   results.csv          a header line, exactly
 #                          run,rep,slot,scheduler,workload,wall_s,migrations,ctx_switches,
 #                          lat_p50_us,lat_p99_us,lat_max_us,lat_samples,by_model,by_heur,
-#                          by_explore,steal_pct
+#                          by_explore,steal_pct,migr_chosen,migr_forced,migr_unchosen
 #                        then one row per run. scheduler is eevdf, heuristic or learned (any may
 #                        be missing); workload is any name (build, hackbench-proc,
 #                        hackbench-thread, latency and imbalance come first in the tables).
@@ -31,6 +31,11 @@
 #                        denominator skips the rep): wall_s, migrations, or lat_p99_us of the
 #                        latency workload; hackbench pools the reps of hackbench-proc and
 #                        hackbench-thread. 3 decimals, "nan" when there is no pair.
+#                          build_unchosen_migr_pct=            build_accounted_migr_pct=
+#                        (and heuristic_): scx_mlb's own migration classes over the ok build
+#                        runs that have them, pooled: 100 * sum(migr_unchosen) / sum(migrations)
+#                        and 100 * sum(chosen + forced + unchosen) / sum(migrations), where
+#                        migrations is perf's count; 1 decimal, "nan" without such runs.
 # Environment: GNUPLOT names the gnuplot program (default: gnuplot).
 # Exit status: 0 success; 2, with one line on stderr and nothing written, for a usage error, a
 #   missing RESULTS_DIR or results.csv, a header that differs, a row with the wrong number of
@@ -40,7 +45,7 @@
 set -euo pipefail
 
 prog=bench/report.sh
-HEADER=run,rep,slot,scheduler,workload,wall_s,migrations,ctx_switches,lat_p50_us,lat_p99_us,lat_max_us,lat_samples,by_model,by_heur,by_explore,steal_pct
+HEADER=run,rep,slot,scheduler,workload,wall_s,migrations,ctx_switches,lat_p50_us,lat_p99_us,lat_max_us,lat_samples,by_model,by_heur,by_explore,steal_pct,migr_chosen,migr_forced,migr_unchosen
 SCHEDS="eevdf heuristic learned"
 declare -A COLOR=([eevdf]="#0072b2" [heuristic]="#e69f00" [learned]="#009e73") # in the plots
 GNUPLOT=${GNUPLOT:-gnuplot}
@@ -225,16 +230,16 @@ analyse() {
 	function table(w,    f, i, s, n) {
 		f = out "/tables.md"
 		printf "\n### %s\n\n", w > f
-		print "| scheduler | ok | failed | wall s, median (min-max) | cpu-migrations | context switches | wall vs EEVDF | migrations vs EEVDF | decisions model / heur / explore | model share | steal % |" > f
-		print "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|" > f
+		print "| scheduler | ok | failed | wall s, median (min-max) | cpu-migrations | context switches | wall vs EEVDF | migrations vs EEVDF | decisions model / heur / explore | model share | steal % | migrations chosen / forced / unchosen (sum vs perf) |" > f
+		print "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|" > f
 		for (i = 1; i <= nsch; i++) {
 			s = SCH[i]
 			if (!((s, w) in present))
 				continue
-			printf "| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s |\n", s, nok[s, w],
+			printf "| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", s, nok[s, w],
 				nfail[s, w], spread("wall", s, w, "s"), spread("migr", s, w, "n"),
 				spread("ctx", s, w, "n"), ratio("wall", s, w), ratio("migr", s, w),
-				decisions(s, w), spread("steal", s, w, "s") > f
+				decisions(s, w), spread("steal", s, w, "s"), classes(s, w) > f
 		}
 		if (!has_latency(w))
 			return
@@ -264,6 +269,21 @@ analyse() {
 		print pfx "hackbench_time_ratio_vs_eevdf=" pairs_median() > f
 		print pfx "latency_p99_ratio_vs_eevdf=" ratio("p99", s, "latency") > f
 		print pfx "imbalance_time_ratio_vs_eevdf=" ratio("wall", s, "imbalance") > f
+		print pfx "build_unchosen_migr_pct=" migr_pct(s, "build", mun[s, "build"]) > f
+		print pfx "build_accounted_migr_pct=" migr_pct(s, "build",
+			mch[s, "build"] + mfo[s, "build"] + mun[s, "build"]) > f
+	}
+	# 100 * x / perf migrations of s on w, over the runs with migration classes
+	function migr_pct(s, w, x) {
+		if (!hasmc[s, w] || mperf[s, w] <= 0)
+			return "nan"
+		return sprintf("%.1f", 100 * x / mperf[s, w])
+	}
+	function classes(s, w) {
+		if (!hasmc[s, w])
+			return "-"
+		return sprintf("%.0f / %.0f / %.0f (%s%%)", mch[s, w], mfo[s, w], mun[s, w],
+			migr_pct(s, w, mch[s, w] + mfo[s, w] + mun[s, w]))
 	}
 	# gnuplot script NAME.gp (and NAME-SCHED.dat) plotting metric m of every scheduler and
 	# workload, normalised to the EEVDF median of that workload; workloads without one are
@@ -355,6 +375,13 @@ analyse() {
 				val[k, s, w, r] = $(COL[k]) + 0
 		if ($12 != "")
 			samples[s, w] += $12
+		if ($17 != "" && $18 != "" && $19 != "" && $7 != "") {
+			hasmc[s, w] = 1
+			mch[s, w] += $17
+			mfo[s, w] += $18
+			mun[s, w] += $19
+			mperf[s, w] += $7
+		}
 		if ($13 != "" || $14 != "" || $15 != "") {
 			hasby[s, w] = 1
 			bym[s, w] += $13

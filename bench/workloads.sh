@@ -52,25 +52,28 @@ log() { echo "bench: $*"; }
 
 # ---- measuring -------------------------------------------------------------------------
 
-# stats_at: by_model by_heur by_explore of scx_mlb's latest stats line (nothing for EEVDF).
-# Heuristic mode prints no by_* keys: every decision it counts ("considered") is the heuristic's.
+# stats_at: by_model by_heur by_explore migr_chosen migr_forced migr_unchosen of scx_mlb's
+# latest stats line (nothing for EEVDF).
 stats_at() {
 	[ -n "$MLB_PID" ] || return 0
 	scan_stats
-	local w m=0 h="" e=0 c=0
+	local w m=0 h=0 e=0 c=0 f=0 u=0
 	for w in $LAST_STATS; do
 		case $w in
 		by_model=*) m=${w#*=} ;;
 		by_heur=*) h=${w#*=} ;;
 		by_explore=*) e=${w#*=} ;;
-		considered=*) c=${w#*=} ;;
+		migr_chosen=*) c=${w#*=} ;;
+		migr_forced=*) f=${w#*=} ;;
+		migr_unchosen=*) u=${w#*=} ;;
 		esac
 	done
-	echo "$m ${h:-$c} $e"
+	echo "$m $h $e $c $f $u"
 }
 
 # measure NAME CMD...: run CMD under system-wide perf stat; sets M_WALL (s), M_MIGR, M_CSW,
-# M_OK (1 when CMD exited 0), and the decision deltas M_DEC ("model,heur,explore").
+# M_OK (1 when CMD exited 0), the decision deltas M_DEC ("model,heur,explore") and the
+# migration-class deltas M_MC ("chosen,forced,unchosen"; scx_mlb only, empty for EEVDF).
 measure() {
 	local name=$1 t0 t1 s0 s1 n
 	shift
@@ -92,6 +95,10 @@ measure() {
 		n = split(a, x, " "); split(b, y, " ")
 		if (n < 3) { print ",,"; exit }
 		printf "%d,%d,%d", y[1] - x[1], y[2] - x[2], y[3] - x[3] }')
+	M_MC=$(awk -v a="$s0" -v b="$s1" 'BEGIN {
+		n = split(a, x, " "); split(b, y, " ")
+		if (n < 6) { print ",,"; exit }
+		printf "%d,%d,%d", y[4] - x[4], y[5] - x[5], y[6] - x[6] }')
 }
 
 # row REP SLOT SCHED WORKLOAD [P50 P99 MAX SAMPLES]: one results.csv line from M_*.
@@ -100,7 +107,7 @@ row() {
 	[ "$M_OK" = 1 ] || { wall=fail; status=1; }
 	run_no=$((run_no + 1))
 	echo "$run_no $M_T" >>"$logs/times.txt"
-	echo "$run_no,$1,$2,$3,$4,$wall,$M_MIGR,$M_CSW,${5:-},${6:-},${7:-},${8:-},$M_DEC," >>"$csv"
+	echo "$run_no,$1,$2,$3,$4,$wall,$M_MIGR,$M_CSW,${5:-},${6:-},${7:-},${8:-},$M_DEC,,$M_MC" >>"$csv"
 	log "run $run_no: rep $1 $3 $4: wall ${wall}s migrations $M_MIGR csw $M_CSW${6:+ p99 ${6}us} decisions(model,heur,explore) $M_DEC"
 }
 
@@ -232,7 +239,7 @@ if [[ " ${scheds[*]} " == *" learned "* ]] && [ -z "$model" ]; then
 	echo "model=trained on $(awk 'END { print NR - 1 }' "$work/train/dataset.csv") decisions of a ${train_s}s collect run under the training mix (not a measured workload)" >>"$MLB_OUT/meta.txt"
 fi
 
-echo "run,rep,slot,scheduler,workload,wall_s,migrations,ctx_switches,lat_p50_us,lat_p99_us,lat_max_us,lat_samples,by_model,by_heur,by_explore,steal_pct" >"$csv"
+echo "run,rep,slot,scheduler,workload,wall_s,migrations,ctx_switches,lat_p50_us,lat_p99_us,lat_max_us,lat_samples,by_model,by_heur,by_explore,steal_pct,migr_chosen,migr_forced,migr_unchosen" >"$csv"
 run_no=0
 for ((rep = 1; rep <= reps; rep++)); do
 	for ((slot = 1; slot <= ${#scheds[@]}; slot++)); do

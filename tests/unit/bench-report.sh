@@ -15,7 +15,7 @@ fail() {
 	echo "FAIL: $*"
 	fails=$((fails + 1))
 }
-header=run,rep,slot,scheduler,workload,wall_s,migrations,ctx_switches,lat_p50_us,lat_p99_us,lat_max_us,lat_samples,by_model,by_heur,by_explore,steal_pct
+header=run,rep,slot,scheduler,workload,wall_s,migrations,ctx_switches,lat_p50_us,lat_p99_us,lat_max_us,lat_samples,by_model,by_heur,by_explore,steal_pct,migr_chosen,migr_forced,migr_unchosen
 
 # run_report DIR: bench/report.sh DIR, its stdout, stderr and exit status in $out, $err, $rc
 run_report() {
@@ -56,36 +56,36 @@ dir=$work/ex1
 mkdir -p "$dir/lat"
 cat >"$dir/results.csv" <<EOF
 $header
-1,1,1,eevdf,build,10,100,1000,,,,,,,,1.5
-2,1,2,heuristic,build,11,80,1100,,,,,0,500,0,2
-3,1,3,learned,build,9,50,900,,,,,400,50,10,1
-4,2,1,learned,build,20,10,950,,,,,300,40,10,
-5,2,2,heuristic,build,18,5,1000,,,,,0,450,0,
-6,2,3,eevdf,build,20,0,1200,,,,,,,,
-7,3,1,eevdf,build,40,400,1300,,,,,,,,
-8,3,2,heuristic,build,,,,,,,,,,,
-9,3,3,learned,build,fail,4000,5000,,,,,100,100,100,
-10,4,1,learned,build,24,600,1000,,,,,200,20,5,
-11,4,2,eevdf,build,30,300,1000,,,,,,,,
-12,5,1,eevdf,build,10,50,1000,,,,,,,,
-13,5,2,learned,build,12,25,1000,,,,,100,10,0,
-14,1,1,eevdf,hackbench-proc,10,1000,50000,,,,,,,,
-15,1,2,heuristic,hackbench-proc,12,900,50000,,,,,0,90,0,
-16,1,3,learned,hackbench-proc,5,500,40000,,,,,80,10,1,
-17,2,1,learned,hackbench-proc,15,700,40000,,,,,80,10,1,
-18,2,2,eevdf,hackbench-proc,10,1100,50000,,,,,,,,
-19,1,1,eevdf,hackbench-thread,4,300,20000,,,,,,,,
-20,1,3,learned,hackbench-thread,12,200,20000,,,,,50,5,0,
-21,2,1,learned,hackbench-thread,3,250,20000,,,,,50,5,0,
-22,2,2,eevdf,hackbench-thread,0,310,20000,,,,,,,,
-23,1,1,eevdf,latency,30,20,3000,20,100,500,10000,,,,
-24,1,2,heuristic,latency,30,15,3000,22,150,800,10000,0,20,0,
-25,1,3,learned,latency,30,10,3000,18,50,400,10000,20,2,0,
-26,2,1,learned,latency,30,12,3000,19,300,900,10000,20,2,0,
-27,2,2,eevdf,latency,30,22,3000,21,200,600,10000,,,,
-28,1,1,eevdf,imbalance,10,40,100,,,,,,,,
-29,1,2,heuristic,imbalance,11,30,100,,,,,0,7,0,
-30,1,3,learned,schbench,5,30,100,,,,,1,2,3,
+1,1,1,eevdf,build,10,100,1000,,,,,,,,1.5,,,
+2,1,2,heuristic,build,11,80,1100,,,,,0,500,0,2,70,2,4
+3,1,3,learned,build,9,50,900,,,,,400,50,10,1,,,
+4,2,1,learned,build,20,10,950,,,,,300,40,10,,,,
+5,2,2,heuristic,build,18,5,1000,,,,,0,450,0,,3,0,1
+6,2,3,eevdf,build,20,0,1200,,,,,,,,,,,
+7,3,1,eevdf,build,40,400,1300,,,,,,,,,,,
+8,3,2,heuristic,build,,,,,,,,,,,,,,
+9,3,3,learned,build,fail,4000,5000,,,,,100,100,100,,,,
+10,4,1,learned,build,24,600,1000,,,,,200,20,5,,,,
+11,4,2,eevdf,build,30,300,1000,,,,,,,,,,,
+12,5,1,eevdf,build,10,50,1000,,,,,,,,,,,
+13,5,2,learned,build,12,25,1000,,,,,100,10,0,,,,
+14,1,1,eevdf,hackbench-proc,10,1000,50000,,,,,,,,,,,
+15,1,2,heuristic,hackbench-proc,12,900,50000,,,,,0,90,0,,,,
+16,1,3,learned,hackbench-proc,5,500,40000,,,,,80,10,1,,,,
+17,2,1,learned,hackbench-proc,15,700,40000,,,,,80,10,1,,,,
+18,2,2,eevdf,hackbench-proc,10,1100,50000,,,,,,,,,,,
+19,1,1,eevdf,hackbench-thread,4,300,20000,,,,,,,,,,,
+20,1,3,learned,hackbench-thread,12,200,20000,,,,,50,5,0,,,,
+21,2,1,learned,hackbench-thread,3,250,20000,,,,,50,5,0,,,,
+22,2,2,eevdf,hackbench-thread,0,310,20000,,,,,,,,,,,
+23,1,1,eevdf,latency,30,20,3000,20,100,500,10000,,,,,,,
+24,1,2,heuristic,latency,30,15,3000,22,150,800,10000,0,20,0,,,,
+25,1,3,learned,latency,30,10,3000,18,50,400,10000,20,2,0,,,,
+26,2,1,learned,latency,30,12,3000,19,300,900,10000,20,2,0,,,,
+27,2,2,eevdf,latency,30,22,3000,21,200,600,10000,,,,,,,
+28,1,1,eevdf,imbalance,10,40,100,,,,,,,,,,,
+29,1,2,heuristic,imbalance,11,30,100,,,,,0,7,0,,,,
+30,1,3,learned,schbench,5,30,100,,,,,1,2,3,,,,
 EOF
 cat >"$dir/meta.txt" <<EOF
 date=2024-05-01 12:00
@@ -110,11 +110,15 @@ build_migrations_ratio_vs_eevdf=0.500
 hackbench_time_ratio_vs_eevdf=1.500
 latency_p99_ratio_vs_eevdf=1.000
 imbalance_time_ratio_vs_eevdf=nan
+build_unchosen_migr_pct=nan
+build_accounted_migr_pct=nan
 heuristic_build_time_ratio_vs_eevdf=1.000
 heuristic_build_migrations_ratio_vs_eevdf=0.800
 heuristic_hackbench_time_ratio_vs_eevdf=1.200
 heuristic_latency_p99_ratio_vs_eevdf=1.500
-heuristic_imbalance_time_ratio_vs_eevdf=1.100"
+heuristic_imbalance_time_ratio_vs_eevdf=1.100
+heuristic_build_unchosen_migr_pct=5.9
+heuristic_build_accounted_migr_pct=94.1"
 md=$dir/report.md
 { grep -q 'QEMU TCG' "$md" && grep -q 'no cache model' "$md"; } ||
 	fail "example 1: no TCG paragraph with accel=tcg"
@@ -129,6 +133,8 @@ grep -qF '| learned | 4 | 1 | 16.00 (9.00-24.00) | 38 (10-600) | 975 (900-1000) 
 	fail "example 1: learned build row"
 grep -qF '| learned | 2 | 18.5 (18-19) | 175 (50-300) | 650 (400-900) | 1.000 | 20000 |' "$md" ||
 	fail "example 1: learned latency row"
+grep -qF '| 0 / 950 / 0 | 0.0% | 2.00 | 73 / 2 / 5 (94.1%) |' "$md" ||
+	fail "example 1: heuristic build row: migration classes"
 grep -q '^### schbench$' "$md" || fail "example 1: no table for an unknown workload"
 grep -q '2 failed' "$md" || fail "example 1: failed runs not counted"
 { grep -qF '```' "$md" && grep -qxF 'heuristic_imbalance_time_ratio_vs_eevdf=1.100' "$md"; } ||
@@ -146,14 +152,14 @@ dir=$work/ex2
 mkdir -p "$dir"
 cat >"$dir/results.csv" <<EOF
 $header
-1,1,1,eevdf,build,10.000,100,1000,,,,,,,,
-2,1,2,heuristic,build,12.000,50,1000,,,,,0,10,0,
-3,2,1,heuristic,build,9.000,30,1000,,,,,0,10,0,
-4,2,2,eevdf,build,10.000,60,1000,,,,,,,,
-5,1,1,eevdf,hackbench-thread,2.000,10,10,,,,,,,,
-6,1,2,heuristic,hackbench-thread,3.000,10,10,,,,,0,1,0,
-7,1,1,eevdf,latency,5,1,1,10,40,90,100,,,,
-8,1,2,heuristic,latency,5,1,1,10,30,90,100,0,1,0,
+1,1,1,eevdf,build,10.000,100,1000,,,,,,,,,,,
+2,1,2,heuristic,build,12.000,50,1000,,,,,0,10,0,,,,
+3,2,1,heuristic,build,9.000,30,1000,,,,,0,10,0,,,,
+4,2,2,eevdf,build,10.000,60,1000,,,,,,,,,,,
+5,1,1,eevdf,hackbench-thread,2.000,10,10,,,,,,,,,,,
+6,1,2,heuristic,hackbench-thread,3.000,10,10,,,,,0,1,0,,,,
+7,1,1,eevdf,latency,5,1,1,10,40,90,100,,,,,,,
+8,1,2,heuristic,latency,5,1,1,10,30,90,100,0,1,0,,,,
 EOF
 printf 'date=2024-05-02\naccel=host\nvcpus=4\n' >"$dir/meta.txt"
 run_report "$dir"
@@ -162,11 +168,15 @@ build_migrations_ratio_vs_eevdf=nan
 hackbench_time_ratio_vs_eevdf=nan
 latency_p99_ratio_vs_eevdf=nan
 imbalance_time_ratio_vs_eevdf=nan
+build_unchosen_migr_pct=nan
+build_accounted_migr_pct=nan
 heuristic_build_time_ratio_vs_eevdf=1.050
 heuristic_build_migrations_ratio_vs_eevdf=0.500
 heuristic_hackbench_time_ratio_vs_eevdf=1.500
 heuristic_latency_p99_ratio_vs_eevdf=0.750
-heuristic_imbalance_time_ratio_vs_eevdf=nan"
+heuristic_imbalance_time_ratio_vs_eevdf=nan
+heuristic_build_unchosen_migr_pct=nan
+heuristic_build_accounted_migr_pct=nan"
 if grep -q 'TCG' "$dir/report.md"; then fail "example 2: TCG paragraph with accel=host"; fi
 grep -qxF 'accel=host' "$dir/report.md" || fail "example 2: meta not in report.md"
 if command -v gnuplot >/dev/null; then
@@ -206,19 +216,19 @@ bad() {
 	cp "$work/ex1/meta.txt" "$d/"
 	refused "$1" "$d"
 }
-ok_row=1,1,1,eevdf,build,10,100,1000,,,,,,,,
+ok_row=1,1,1,eevdf,build,10,100,1000,,,,,,,,,,,
 bad wrong-header "${header/ctx_switches/ctx}" "$ok_row"
 bad header-extra-column "$header,x" "$ok_row,"
 bad no-header "$ok_row"
 bad empty-file
-bad unknown-scheduler "$header" "$ok_row" 2,1,2,cfs,build,10,100,1000,,,,,,,,
-bad scheduler-case "$header" 2,1,2,EEVDF,build,10,100,1000,,,,,,,,
-bad migrations-not-a-number "$header" "$ok_row" 2,1,2,learned,build,10,12x,1000,,,,,,,,
-bad wall-not-a-number "$header" 2,1,2,learned,build,abc,12,1000,,,,,,,,
-bad rep-not-a-number "$header" 2,x,2,learned,build,10,12,1000,,,,,,,,
-bad too-few-fields "$header" 2,1,2,learned,build,10,12,1000,,,,,,,
-bad too-many-fields "$header" 2,1,2,learned,build,10,12,1000,,,,,,,,,
-bad duplicate-ok-run "$header" "$ok_row" 2,1,2,eevdf,build,11,100,1000,,,,,,,,
+bad unknown-scheduler "$header" "$ok_row" 2,1,2,cfs,build,10,100,1000,,,,,,,,,,,
+bad scheduler-case "$header" 2,1,2,EEVDF,build,10,100,1000,,,,,,,,,,,
+bad migrations-not-a-number "$header" "$ok_row" 2,1,2,learned,build,10,12x,1000,,,,,,,,,,,
+bad wall-not-a-number "$header" 2,1,2,learned,build,abc,12,1000,,,,,,,,,,,
+bad rep-not-a-number "$header" 2,x,2,learned,build,10,12,1000,,,,,,,,,,,
+bad too-few-fields "$header" 2,1,2,learned,build,10,12,1000,,,,,,,,,,
+bad too-many-fields "$header" 2,1,2,learned,build,10,12,1000,,,,,,,,,,,,
+bad duplicate-ok-run "$header" "$ok_row" 2,1,2,eevdf,build,11,100,1000,,,,,,,,,,,
 refused missing-dir "$work/no-such-dir"
 mkdir -p "$work/no-csv"
 cp "$work/ex1/meta.txt" "$work/no-csv/"
