@@ -74,53 +74,72 @@ static struct mlb_features base(u32 kind)
 
 static void test_heuristic(void)
 {
-	struct mlb_heur_params hp = {.imbal_pct = 10, .numa_imbal_pct = 20, .max_recent_migr = 8};
+	struct mlb_heur_params hp = {.imbal_pct = 10,
+				     .numa_imbal_pct = 20,
+				     .max_recent_migr = 8,
+				     .move_cost_core_us = 10,
+				     .move_cost_llc_us = 100,
+				     .move_cost_xllc_us = 500,
+				     .move_cost_node_us = 1000,
+				     .max_wait_us = 20000};
 	struct mlb_features f;
 
-	/* balance: 2.0 vs 1.0 per CPU is imbalanced; 1.05 vs 1.0 is not (10% of 1.025). */
-	f = base(MLB_KIND_BALANCE);
-	f.v[MLB_F_SRC_LOAD] = 2048, f.v[MLB_F_DST_LOAD] = 1024, f.v[MLB_F_IMBALANCE] = 1024;
-	CHECK(mlb_heuristic_decide(&f, &hp));
-	f.v[MLB_F_TASK_CACHE_HOT] = 1; /* a hot task stays */
-	CHECK(!mlb_heuristic_decide(&f, &hp));
-	f.v[MLB_F_TASK_CACHE_HOT] = 0, f.v[MLB_F_TASK_RECENT_MIGR] = 8; /* bouncing stays */
-	CHECK(!mlb_heuristic_decide(&f, &hp));
-	f.v[MLB_F_TASK_RECENT_MIGR] = 0;
-	f.v[MLB_F_SRC_LOAD] = 1075, f.v[MLB_F_DST_LOAD] = 1024, f.v[MLB_F_IMBALANCE] = 51;
-	CHECK(!mlb_heuristic_decide(&f, &hp));
-	/* across nodes 15% is under the NUMA threshold, 30% over it */
-	f.v[MLB_F_SAME_NODE] = 0;
-	f.v[MLB_F_SRC_LOAD] = 1178, f.v[MLB_F_DST_LOAD] = 1024, f.v[MLB_F_IMBALANCE] = 154;
-	CHECK(!mlb_heuristic_decide(&f, &hp));
-	f.v[MLB_F_SRC_LOAD] = 1331, f.v[MLB_F_IMBALANCE] = 307;
-	CHECK(mlb_heuristic_decide(&f, &hp));
-	/* tiny loads: the reference floor keeps noise from counting */
-	f = base(MLB_KIND_BALANCE);
-	f.v[MLB_F_SRC_LOAD] = 40, f.v[MLB_F_DST_LOAD] = 0, f.v[MLB_F_IMBALANCE] = 40;
-	CHECK(!mlb_heuristic_decide(&f, &hp));
+	/* the one imbalance test: 2.0 vs 1.0 per CPU is imbalanced; 1.05 vs 1.0 is not */
+	CHECK(mlb_imbalance_exceeds(2048, 1024, 10));
+	CHECK(!mlb_imbalance_exceeds(1075, 1024, 10));
+	CHECK(!mlb_imbalance_exceeds(1024, 2048, 10)); /* only from the loaded side */
+	CHECK(!mlb_imbalance_exceeds(40, 0, 10));      /* tiny loads: the reference floor */
 
-	/* pull: a queued task moves to an idle CPU of its node; across nodes only if backed up */
+	/* cost-aware: move when the saving exceeds the level's cost, and only then */
 	f = base(MLB_KIND_PULL);
-	CHECK(!mlb_heuristic_decide(&f, &hp)); /* nothing queued */
-	f.v[MLB_F_SRC_NR_QUEUED] = 1;
+	f.v[MLB_F_SAME_LLC] = 1;
+	f.v[MLB_F_SRC_WAIT_US] = 101;
+	CHECK(mlb_heuristic_decide(&f, &hp)); /* saves 101 us > 100 us within the LLC */
+	f.v[MLB_F_SRC_WAIT_US] = 100;
+	CHECK(!mlb_heuristic_decide(&f, &hp)); /* saves exactly the cost: stay */
+	f.v[MLB_F_SRC_WAIT_US] = 5000, f.v[MLB_F_DST_WAIT_US] = 4950;
+	CHECK(!mlb_heuristic_decide(&f, &hp)); /* the destination's wait counts */
+	f.v[MLB_F_DST_WAIT_US] = 0, f.v[MLB_F_SRC_WAIT_US] = 150;
+	f.v[MLB_F_TASK_CACHE_HOT] = 1;
+	CHECK(!mlb_heuristic_decide(&f, &hp)); /* a hot task's move costs twice */
+	f.v[MLB_F_SRC_WAIT_US] = 201;
 	CHECK(mlb_heuristic_decide(&f, &hp));
-	f.v[MLB_F_SAME_NODE] = 0;
-	CHECK(!mlb_heuristic_decide(&f, &hp));
-	f.v[MLB_F_SRC_NR_QUEUED] = 2;
-	CHECK(mlb_heuristic_decide(&f, &hp));
-
-	/* wake-up: only to an idle destination; across nodes only cold and imbalanced */
+	f.v[MLB_F_TASK_CACHE_HOT] = 0, f.v[MLB_F_SRC_WAIT_US] = 11, f.v[MLB_F_SAME_CORE] = 1;
+	CHECK(mlb_heuristic_decide(&f, &hp)); /* SMT siblings: 10 us */
+	/* another LLC of the node: 500 us; another node: 1000 us x distance / 10 */
 	f = base(MLB_KIND_WAKEUP);
+	f.v[MLB_F_SRC_WAIT_US] = 600;
+	CHECK(mlb_heuristic_decide(&f, &hp));
+	f.v[MLB_F_SAME_NODE] = 0, f.v[MLB_F_NUMA_DIST] = 20;
+	CHECK(mlb_move_cost_us(&f, &hp) == 2000);
 	CHECK(!mlb_heuristic_decide(&f, &hp));
+	f.v[MLB_F_SRC_WAIT_US] = 2001;
+	CHECK(mlb_heuristic_decide(&f, &hp));
+	/* the ping-pong guard */
+	f.v[MLB_F_TASK_RECENT_MIGR] = 8;
+	CHECK(!mlb_heuristic_decide(&f, &hp));
+
+	/* balance also needs the pair imbalanced: 10% within a node, 20% across */
+	f = base(MLB_KIND_BALANCE);
+	f.v[MLB_F_SRC_WAIT_US] = 20000;
+	f.v[MLB_F_SRC_LOAD] = 2048, f.v[MLB_F_DST_LOAD] = 1024;
+	CHECK(mlb_heuristic_decide(&f, &hp));
+	f.v[MLB_F_SRC_LOAD] = 1075;
+	CHECK(!mlb_heuristic_decide(&f, &hp));
+	f.v[MLB_F_SAME_NODE] = 0, f.v[MLB_F_NUMA_DIST] = 20, f.v[MLB_F_SRC_LOAD] = 1178;
+	CHECK(!mlb_heuristic_decide(&f, &hp)); /* 15% across nodes */
+	f.v[MLB_F_SRC_LOAD] = 1331;
+	CHECK(mlb_heuristic_decide(&f, &hp)); /* 30% */
+
+	/* the wait bound: past it, an idle destination takes the task, guards or not */
+	f = base(MLB_KIND_PULL);
+	f.v[MLB_F_SAME_NODE] = 0, f.v[MLB_F_NUMA_DIST] = 40;
+	f.v[MLB_F_TASK_RECENT_MIGR] = 100;
+	f.v[MLB_F_TASK_WAITED_US] = 20000;
+	CHECK(!mlb_heuristic_decide(&f, &hp)); /* destination busy */
 	f.v[MLB_F_DST_IDLE] = 1;
 	CHECK(mlb_heuristic_decide(&f, &hp));
-	f.v[MLB_F_SAME_NODE] = 0;
-	f.v[MLB_F_SRC_LOAD] = 3072, f.v[MLB_F_DST_LOAD] = 0, f.v[MLB_F_IMBALANCE] = 3072;
-	CHECK(mlb_heuristic_decide(&f, &hp));
-	f.v[MLB_F_TASK_CACHE_HOT] = 1;
-	CHECK(!mlb_heuristic_decide(&f, &hp));
-
-	f.v[MLB_F_KIND] = 7; /* unknown kinds never migrate */
+	f.v[MLB_F_TASK_WAITED_US] = 19999;
 	CHECK(!mlb_heuristic_decide(&f, &hp));
 }
 

@@ -80,6 +80,11 @@ static void test_numa(void)
 		cache(c, 0, 1, "0\n"); /* an L1 shared by nobody: must not win */
 		cache(c, 3, 3, l3[c]);
 	}
+	/* SMT pairs 6-7 and 8,10; the other CPUs say nothing (a core of their own) */
+	put("6-7\n", "%s/devices/system/cpu/cpu6/topology/thread_siblings_list", root);
+	put("6-7\n", "%s/devices/system/cpu/cpu7/topology/thread_siblings_list", root);
+	put("8,10\n", "%s/devices/system/cpu/cpu8/topology/thread_siblings_list", root);
+	put("8,10\n", "%s/devices/system/cpu/cpu10/topology/thread_siblings_list", root);
 	put("512\n", "%s/devices/system/cpu/cpu0/cpu_capacity", root);
 	put("1024\n", "%s/devices/system/cpu/cpu1/cpu_capacity", root);
 
@@ -97,6 +102,26 @@ static void test_numa(void)
 		      "6-8,10"));
 	CHECK(t.node_dist[0][1] == 21 && t.node_dist[1][1] == 10);
 	CHECK(t.dom_capacity[0] == 768 && t.dom_capacity[1] == 1024);
+	CHECK(t.cpu_capacity_scaled[0] == 512 && t.cpu_capacity_scaled[1] == 1024);
+	/* cores: the lowest sibling */
+	CHECK(t.cpu_core[6] == 6 && t.cpu_core[7] == 6 && t.cpu_core[8] == 8 &&
+	      t.cpu_core[10] == 8);
+	CHECK(t.cpu_core[0] == 0 && t.cpu_core[1] == 1 && t.cpu_core[4] == 4);
+	/* each domain's CPU list, ascending, holds exactly its CPUs */
+	for (u32 d = 0; d < t.nr_doms; d++) {
+		u32 n = 0, prev = 0;
+
+		for (u32 c = t.dom_first_cpu[d]; c != (u32)-1; c = t.cpu_next_in_dom[c]) {
+			CHECK(c < MLB_MAX_CPUS && t.cpu_dom[c] == (s32)d);
+			CHECK(!n || c > prev);
+			prev = c;
+			if (++n > MLB_MAX_CPUS)
+				break;
+		}
+		CHECK(n == t.dom_nr_cpus[d]);
+	}
+	CHECK(t.dom_first_cpu[3] == 6 && t.cpu_next_in_dom[8] == 10 &&
+	      t.cpu_next_in_dom[10] == (u32)-1);
 }
 
 /* No node directory, no cache information: one domain of all online CPUs. */

@@ -2,12 +2,14 @@
 # Boot the test guest (TCG, the Debian sched_ext kernel in build/kernel, the host root mounted
 # read-only over 9p) and run a script or command in it as root.
 #
-#   tests/vm/guest.sh --topo flat4|numa2x2 [--timeout SEC] [--out DIR] [--stream] [--env NAME=VALUE]...
+#   tests/vm/guest.sh --topo flat4|numa2x2|numa2x2smt [--timeout SEC] [--out DIR] [--stream] [--env NAME=VALUE]...
 #                     -- SCRIPT|CMD [ARGS...]
 #
 #   --topo     flat4: 4 vCPUs, 1 socket, 1 LLC, 2 GiB.
 #              numa2x2: 8 vCPUs, 2 NUMA nodes (CPUs 0-3, 4-7, distance 20) x 2 LLCs each
 #              (L3 groups 0-1 2-3 4-5 6-7), 2 x 1 GiB.
+#              numa2x2smt: 16 vCPUs, the same with SMT pairs: 2 nodes (CPUs 0-7, 8-15) x 2
+#              LLCs (0-3 4-7 8-11 12-15) x 2 cores x 2 threads (siblings 0-1, 2-3, ...).
 #   --timeout  seconds the script may run once the guest is up (default 300); then QEMU is
 #              killed and the exit status is 124.
 #   --out DIR  results folder (default: a new build/vm/runs/XXXXXX); shared writable with the
@@ -63,7 +65,13 @@ numa2x2)
 		-numa node,nodeid=0,cpus=0-3,memdev=m0 -numa node,nodeid=1,cpus=4-7,memdev=m1
 		-numa dist,src=0,dst=1,val=20)
 	;;
-*) log "unknown topology '$topo' (flat4|numa2x2)"; exit 2 ;;
+numa2x2smt)
+	qtopo=(-smp 16,sockets=4,cores=2,threads=2 -m 2G
+		-object memory-backend-ram,id=m0,size=1G -object memory-backend-ram,id=m1,size=1G
+		-numa node,nodeid=0,cpus=0-7,memdev=m0 -numa node,nodeid=1,cpus=8-15,memdev=m1
+		-numa dist,src=0,dst=1,val=20)
+	;;
+*) log "unknown topology '$topo' (flat4|numa2x2|numa2x2smt)"; exit 2 ;;
 esac
 
 [ -f "$kdir/vmlinuz" ] || { log "no kernel in $kdir (run: make kernel)"; exit 90; }

@@ -3,13 +3,15 @@
 # timeout: 360
 # Load balancing across domains: 8 spinners start pinned to CPUs 0-1 (domain 0), then are
 # allowed on all CPUs (taskset -p). scx_mlb must migrate them (its taken/steal counters grow,
-# the spinners' se.nr_migrations grow) and the spread must converge within BOUND s: every
+# the spinners' se.nr_migrations grow, its migr_chosen counter grows and at most 10% of its
+# migrations are unchosen) and the spread must converge within BOUND s: every
 # domain (L3 group) holds 1..3 spinners (max-min <= 2) by `ps -o psr`, in 3 consecutive 1-s
 # samples. The time to converge and the final spread (ideal: 2 2 2 2) are printed.
 source "$MLB_ROOT/tests/vm/scenario-lib.sh"
 BOUND=${BALANCE_BOUND_S:-20}
 NSPIN=8
-# CPU -> domain index, from the guest's L3 groups (0-1 2-3 4-5 6-7 expected).
+# CPU -> domain index, from the guest's L3 groups (0-1 2-3 4-5 6-7 expected; 0-3 4-7 8-11
+# 12-15 in numa2x2smt, where vm/balance-smt runs this script).
 declare -A dom_of=()
 declare -A gid=()
 for c in /sys/devices/system/cpu/cpu[0-9]*; do
@@ -66,12 +68,14 @@ note "pinned to CPUs 0-1 for 4 s: per-domain spinners [$SPREAD]"
 scan_stats
 echo "$LAST_STATS"
 tk0=$(last_stat taken) st0=$(last_stat steal) sr0=$(last_stat steal_remote)
+mg0=$(last_stat migr) mc0=$(last_stat migr_chosen) mu0=$(last_stat migr_unchosen)
 nr_migr
 m0=$MIGR
 
-for p in "${pids[@]}"; do taskset -pc 0-7 "$p" >/dev/null; done
+ALL=0-$(($(nproc) - 1))
+for p in "${pids[@]}"; do taskset -pc $ALL "$p" >/dev/null; done
 t0=$(now_ms)
-note "affinity widened to CPUs 0-7; sampling the spread every 1 s for up to ${BOUND}+ s"
+note "affinity widened to CPUs $ALL; sampling the spread every 1 s for up to ${BOUND}+ s"
 good=0 conv=""
 while :; do
 	zzz 1
@@ -97,13 +101,20 @@ n=$(nstats)
 wait_stats $((n + 1)) 10
 echo "$LAST_STATS"
 tk1=$(last_stat taken) st1=$(last_stat steal) sr1=$(last_stat steal_remote)
+mg1=$(last_stat migr) mc1=$(last_stat migr_chosen) mu1=$(last_stat migr_unchosen)
 mlb_check_enabled
 cleanup
 mlb_stop INT
 note "spinner migrations (se.nr_migrations): $m0 -> $m1"
 note "scx_mlb counters: taken $tk0 -> $tk1, steal $st0 -> $st1, steal_remote $sr0 -> $sr1"
 [ "$MLB_RC" = 0 ] || fail "scx_mlb exit status $MLB_RC after SIGINT"
+note "scx_mlb migrations after the change: $((mg1 - mg0)), chosen $((mc1 - mc0)), unchosen $((mu1 - mu0))"
 [ $((m1 - m0)) -gt 0 ] || fail "the spinners never migrated after the affinity change"
+[ $((mc1 - mc0)) -gt 0 ] || fail "no chosen migration counted (migr_chosen unchanged)"
+# Every change of CPU here is a decision of the seam (the spinners' affinity only widened):
+# unchosen ones are the accounting's residue (races between a decision and the move; 9 of
+# 499 in the first run), bounded at 10% of all.
+[ $((10 * (mu1 - mu0))) -le $((mg1 - mg0)) ] || fail "unchosen migrations $((mu1 - mu0)) of $((mg1 - mg0)): over 10%"
 [ $((tk1 + st1 + sr1 - tk0 - st0 - sr0)) -gt 0 ] || fail "scx_mlb counted no migration (taken/steal/steal_remote unchanged)"
 [ $good -ge 3 ] || fail "spread did not converge within ${BOUND}s: last [$sp] (want every domain 1..3 in 3 consecutive samples)"
 [ "$conv" -le $((BOUND * 1000)) ] || fail "converged only after ${conv} ms (bound ${BOUND}s)"

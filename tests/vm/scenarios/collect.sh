@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# topo: numa2x2
+# topo: numa2x2smt
 # timeout: 480
 # collect mode: 30 s of mixed load (duty-cycled CPU workers, spinners, hackbench) while the
 # heuristic decides and every decision and its outcome is recorded. The dataset must hold at
 # least MIN labelled samples, be readable by the trainer (mlb-model check validates every
 # feature against its documented range and every label), and nothing may be lost silently:
 # the decisions the BPF side made equal those received plus those it counted as dropped.
-# The dataset is kept in this test's log folder for vm/train.
+# On SMT pairs (numa2x2smt) the CPU-level topology features must not be constant: same_core,
+# same_llc and same_node each take both values in the dataset. The dataset is kept in this
+# test's log folder for vm/train.
 source "$MLB_ROOT/tests/vm/scenario-lib.sh"
 MIN=${COLLECT_MIN:-1000}
 STATE=/tmp/mlb-state
@@ -33,4 +35,11 @@ got=$(summary_field received)
 dropped=$(summary_field decision_drops)
 [ -n "$made" ] && [ -n "$got" ] && [ -n "$dropped" ] || fail "summary line incomplete"
 [ "$made" = $((got + dropped)) ] || fail "decisions made $made != received $got + dropped $dropped"
+for f in same_core same_llc same_node; do
+	vals=$(awk -F, -v f=$f '/^#/ || !NF { next }
+		!c { for (i = 1; i <= NF; i++) if ($i == f) c = i; next }
+		{ seen[$c] = 1 } END { for (v in seen) printf "%s ", v }' $STATE/dataset.csv)
+	note "$f takes: $vals"
+	case " $vals" in *" 0 "*" 1 "* | *" 1 "*" 0 "*) ;; *) fail "feature $f is constant ($vals) on SMT pairs" ;; esac
+done
 echo "collect: ok ($rows samples; decisions $made = $got received + $dropped dropped)"
