@@ -26,8 +26,8 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -mcpu=v3 -Wall -Werror 
 DEPS_STAMP := /var/lib/scx_mlb-deps.v1
 KERNEL_DIR := $(B)/kernel
 
-.PHONY: all deps kernel run test test-unit test-vm bench bench-nn fuzz-corpus soak format clean
-all: $(B)/scx_mlb $(B)/bench-work
+.PHONY: all deps kernel run test test-unit test-vm bench bench-nn fuzz-corpus soak format clean docs
+all: $(B)/scx_mlb $(B)/bench-work $(B)/mlb-docs
 
 deps: $(DEPS_STAMP)
 $(DEPS_STAMP): scripts/install-deps.sh
@@ -80,6 +80,19 @@ run: | $(DEPS_STAMP)
 	bash scripts/run.sh
 
 # A long adaptive run under a rotating workload (not a test): MINUTES=N, default 30.
+# The README's feature and stats tables, printed from the tables that generate the code.
+$(B)/mlb-docs: tools/mlb-docs.c include/mlb/intf.h
+	@mkdir -p $(B)
+	$(CC) $(CFLAGS) -o $@ $<
+
+docs: $(B)/mlb-docs
+	@for t in features stats; do \
+		$(B)/mlb-docs $$t >$(B)/docs-$$t.md && \
+		awk -v b="<!-- $$t:begin -->" -v e="<!-- $$t:end -->" -v f=$(B)/docs-$$t.md \
+			'$$0 == e { skip = 0 } !skip { print } $$0 == b { while ((getline l < f) > 0) print l; skip = 1 }' \
+			README.md >README.md.tmp && mv README.md.tmp README.md || exit 1; \
+	done
+
 # The imbalanced-load workload of make bench: a fixed amount of CPU work.
 $(B)/bench-work: bench/work.c
 	@mkdir -p $(B)

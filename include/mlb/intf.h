@@ -206,6 +206,7 @@ struct mlb_outcome_rec {
 	X(BAL_MOVED, "bal_moved", "queued tasks the balancer moved between domains")               \
 	X(WAKE_PREV, "wake_prev", "wake-ups that kept the previous CPU (idle)")                    \
 	X(WAKE_STAY, "wake_stay", "wake-ups that stay queued on the busy previous CPU")            \
+	X(WAKE_NEW, "wake_new", "new tasks placed on another CPU than their parent's (no seam)")   \
 	X(WAKE_MOVE, "wake_move", "wake-ups the seam sent to another CPU")                         \
 	X(PUSH, "push", "queued tasks the seam sent to an idle CPU at enqueue")                    \
 	X(AFFN_VIOL, "affn_moves", "a task queued where its affinity forbids, moved (forced)")     \

@@ -149,6 +149,22 @@ s32 BPF_STRUCT_OPS(mlb_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake
 		cpu = peek_idle_outside(p, dom, true);
 	if (cpu == NO_CPU)
 		cpu = peek_idle_outside(p, dom, false);
+	/*
+	 * A task that never ran (a new one, placed at fork) has no cache to lose and its first
+	 * CPU is not a migration (nor for the kernel's count): it takes the best idle CPU, or
+	 * the least waiting one of the LLC, without asking the seam.
+	 */
+	if (tctx->last_cpu == NO_CPU) {
+		if (cpu != NO_CPU && scx_bpf_test_and_clear_cpu_idle(cpu)) {
+			stat_inc(MLB_STAT_WAKE_NEW);
+			goto direct;
+		}
+		if (s.least != NO_CPU && s.least_wait < cpu_wait_ns(prev, now)) {
+			stat_inc(MLB_STAT_WAKE_NEW);
+			return s.least;
+		}
+		return prev_cpu;
+	}
 	if (cpu != NO_CPU) {
 		if (try_idle_move(p, tctx, prev, cpu, MLB_KIND_WAKEUP)) {
 			stat_inc(MLB_STAT_WAKE_MOVE);

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mlb-docs - print the README's contract tables from the tables that generate the code:
+ * the decision features (MLB_FEATURES in include/mlb/intf.h) and the stats line's counters
+ * (MLB_STATS). `make docs` puts them between the README's markers; unit/docs-sync fails
+ * when the README differs, so the documentation cannot drift from the code.
+ *
+ *   mlb-docs features|stats
+ *
+ * Exit status 0, or 2 with one line on stderr for a bad argument.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "mlb/intf.h"
+
+static const struct {
+	const char *name;
+	long long lo, hi;
+	const char *doc;
+} features[] = {
+#define MLB_X_F(e, n, lo, hi, d) {n, lo, hi, d},
+    MLB_FEATURES(MLB_X_F)
+#undef MLB_X_F
+};
+
+static const struct {
+	const char *key, *doc;
+} counters[] = {
+#define MLB_X_S(e, k, d) {k, d},
+    MLB_STATS(MLB_X_S)
+#undef MLB_X_S
+};
+
+/* The loader's own keys, before the counters (src/stats.c) and after them (src/scx_mlb.c). */
+static const char *const head_keys[][2] = {
+    {"t", "seconds since attach"},
+    {"migr_s", "CPU migrations per second over the last period"},
+    {"queued", "tasks waiting in the CPUs' queues now"},
+    {"tasks", "tasks scheduled by scx_mlb now"},
+    {"task_ctxs", "per-task contexts held by the BPF side (freed when a task exits)"},
+};
+static const char *const tail_keys[][2] = {
+    {"domN_load / domN_q / domN_wait_us",
+     "domain N's smoothed load (in always-busy nice-0 tasks), tasks queued on its CPUs, "
+     "smoothed wait per run"},
+    {"gen / live_gen", "learning modes: generation deployed by user space / last used by BPF"},
+    {"samples / pending", "labelled samples written / decisions waiting for their outcome"},
+    {"rb_drops / write_dropped", "records lost to full ring buffers / samples lost to write errors"},
+    {"live_acc", "the live model's accuracy on its hold-out (-1: none)"},
+};
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc == 2 && !strcmp(argv[1], "features")) {
+		printf("| # | feature | range | meaning |\n|--:|---|---|---|\n");
+		for (i = 0; i < sizeof(features) / sizeof(features[0]); i++)
+			printf("| %zu | %s | %lld..%lld | %s |\n", i, features[i].name,
+			       features[i].lo, features[i].hi, features[i].doc);
+		return 0;
+	}
+	if (argc == 2 && !strcmp(argv[1], "stats")) {
+		printf("| key | meaning |\n|---|---|\n");
+		for (i = 0; i < sizeof(head_keys) / sizeof(head_keys[0]); i++)
+			printf("| %s | %s |\n", head_keys[i][0], head_keys[i][1]);
+		for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
+			printf("| %s | %s |\n", counters[i].key, counters[i].doc);
+		for (i = 0; i < sizeof(tail_keys) / sizeof(tail_keys[0]); i++)
+			printf("| %s | %s |\n", tail_keys[i][0], tail_keys[i][1]);
+		return 0;
+	}
+	fprintf(stderr, "usage: mlb-docs features|stats\n");
+	return 2;
+}
