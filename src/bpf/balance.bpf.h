@@ -5,7 +5,7 @@
  * loaded domains (first across nodes, then inside each node), and when the pair is
  * imbalanced (mlb_imbalance_exceeds(), the heuristic's own test) offers queued tasks of the
  * loaded domain's busiest CPU to the seam, each for the destination domain's CPU with the
- * least expected wait. A task the seam lets go is moved between the two CPUs' queues at
+ * least expected wait (the task's affinity permitting). A task the seam lets go is moved between the two CPUs' queues at
  * once (scx_bpf_dsq_move_vtime), not at its next enqueue, and an idle destination is kicked.
  */
 #ifndef __MLB_BALANCE_BPF_H
@@ -22,11 +22,15 @@ struct {
 	__type(value, struct balance_timer);
 } balance_timers SEC(".maps");
 
-/* The CPU of domain @dom that @p may use with the least expected wait, or NO_CPU. */
-static u32 least_wait_cpu(struct task_struct *p, u32 dom, u64 now)
+/*
+ * mlb_least_wait_cpu - the CPU of domain @dom with the least expected wait, or NO_CPU. A
+ * global function, verified once (see mlb_busiest_cpu_in); the caller checks the task's
+ * affinity.
+ */
+__noinline u32 mlb_least_wait_cpu(u32 dom)
 {
 	u32 cpu = dom_first_cpu[IDX(dom, MLB_MAX_DOMS)], best = NO_CPU, i;
-	u64 best_wait = ~0ULL;
+	u64 now = bpf_ktime_get_ns(), best_wait = ~0ULL;
 
 	bpf_for(i, 0, MLB_MAX_LLC_SCAN)
 	{
@@ -34,12 +38,10 @@ static u32 least_wait_cpu(struct task_struct *p, u32 dom, u64 now)
 
 		if (!cpu_valid(cpu))
 			break;
-		if (bpf_cpumask_test_cpu(cpu, p->cpus_ptr)) {
-			w = cpu_wait_ns(cpu, now);
-			if (w < best_wait) {
-				best_wait = w;
-				best = cpu;
-			}
+		w = cpu_wait_ns(cpu, now);
+		if (w < best_wait) {
+			best_wait = w;
+			best = cpu;
 		}
 		cpu = cpu_next_in_dom[IDX(cpu, MLB_MAX_CPUS)];
 	}
@@ -56,13 +58,12 @@ static u32 least_wait_cpu(struct task_struct *p, u32 dom, u64 now)
 __noinline int mlb_balance_pair(u32 src, u32 dst)
 {
 	s64 imbal = (s64)dom_load_per_cpu(src) - (s64)dom_load_per_cpu(dst);
-	u64 now = bpf_ktime_get_ns();
 	u32 ns = dom_cpu_count(src), nd = dom_cpu_count(dst), seen = 0, moved = 0;
-	u32 victim = busiest_cpu_in(src, NO_CPU, now);
+	u32 victim = mlb_busiest_cpu_in(src, NO_CPU), to = mlb_least_wait_cpu(dst);
 	struct bpf_iter_scx_dsq it;
 	struct task_struct *p;
 
-	if (imbal <= 0 || victim == NO_CPU)
+	if (imbal <= 0 || victim == NO_CPU || to == NO_CPU)
 		return 0;
 	bpf_rcu_read_lock();
 	bpf_iter_scx_dsq_new(&it, victim, 0);
@@ -70,7 +71,6 @@ __noinline int mlb_balance_pair(u32 src, u32 dst)
 		struct task_ctx *tctx;
 		struct mlb_move mv;
 		s64 shift;
-		u32 to;
 
 		if (++seen > MLB_MAX_CANDIDATES || moved >= max_balance_moves)
 			break;
@@ -82,8 +82,7 @@ __noinline int mlb_balance_pair(u32 src, u32 dst)
 		shift = task_load(p, tctx) * (ns + nd) / (ns * nd);
 		if (shift > imbal) /* would overshoot: make things worse */
 			continue;
-		to = least_wait_cpu(p, dst, now);
-		if (to == NO_CPU)
+		if (!bpf_cpumask_test_cpu(to, p->cpus_ptr))
 			continue;
 		mv.src = victim;
 		mv.dst = to;
@@ -103,6 +102,9 @@ __noinline int mlb_balance_pair(u32 src, u32 dst)
 			scx_bpf_kick_cpu(to, SCX_KICK_IDLE);
 		imbal -= shift;
 		moved++;
+		to = mlb_least_wait_cpu(dst); /* the next one, now that this one has more */
+		if (to == NO_CPU)
+			break;
 	}
 	bpf_iter_scx_dsq_destroy(&it);
 	bpf_rcu_read_unlock();

@@ -328,10 +328,15 @@ __noinline int mlb_try_pull(u32 cpu, u32 victim)
 	return moved;
 }
 
-/* The CPU of domain @dom other than @self with the longest expected wait among those with
- * queued tasks, or NO_CPU. */
-static u32 busiest_cpu_in(u32 dom, u32 self, u64 now)
+/*
+ * mlb_busiest_cpu_in - the CPU of domain @dom other than @self with the longest expected
+ * wait among those with queued tasks, or NO_CPU. A global function: verified once, not once
+ * per state of each caller's loops (inlined into the balancer's queue walk, it took the
+ * verifier near its limit of a million instructions).
+ */
+__noinline u32 mlb_busiest_cpu_in(u32 dom, u32 self)
 {
+	u64 now = bpf_ktime_get_ns();
 	u32 cpu = dom_first_cpu[IDX(dom, MLB_MAX_DOMS)], best = NO_CPU, i;
 	u64 best_wait = 0;
 
@@ -383,16 +388,15 @@ static u32 busiest_dom(u32 dom, bool same_node)
 static void idle_pull(u32 cpu)
 {
 	u32 dom = dom_of_cpu(cpu), victim, d;
-	u64 now = bpf_ktime_get_ns();
 
-	victim = busiest_cpu_in(dom, cpu, now);
+	victim = mlb_busiest_cpu_in(dom, cpu);
 	if (victim != NO_CPU && mlb_try_pull(cpu, victim)) {
 		stat_inc(MLB_STAT_PULL_LLC);
 		return;
 	}
 	d = busiest_dom(dom, true);
 	if (d < MLB_MAX_DOMS) {
-		victim = busiest_cpu_in(d, cpu, now);
+		victim = mlb_busiest_cpu_in(d, cpu);
 		if (victim != NO_CPU && mlb_try_pull(cpu, victim)) {
 			stat_inc(MLB_STAT_PULL_NODE);
 			return;
@@ -400,7 +404,7 @@ static void idle_pull(u32 cpu)
 	}
 	d = busiest_dom(dom, false);
 	if (d < MLB_MAX_DOMS) {
-		victim = busiest_cpu_in(d, cpu, now);
+		victim = mlb_busiest_cpu_in(d, cpu);
 		if (victim != NO_CPU && mlb_try_pull(cpu, victim))
 			stat_inc(MLB_STAT_PULL_REMOTE);
 	}

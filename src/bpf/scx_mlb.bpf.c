@@ -326,6 +326,7 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(mlb_init)
 	u32 i, key = 0;
 	s32 ret;
 
+	heur_params_init();
 	bpf_for(i, 0, nr_doms)
 	{
 		ret = init_dom(i);

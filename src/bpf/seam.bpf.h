@@ -50,6 +50,25 @@ struct {
 	__type(value, struct mlb_decision_rec);
 } dec_scratch SEC(".maps");
 
+/*
+ * The heuristic's parameters, copied from the tunables by heur_params_init() at ops.init: a
+ * global rather than a struct built on the stack at every decision, which kept the deepest
+ * call chain (balancer timer -> seam -> model -> layer) over BPF's 512 bytes.
+ */
+struct mlb_heur_params heur_params;
+
+static void heur_params_init(void)
+{
+	heur_params.imbal_pct = imbal_pct;
+	heur_params.numa_imbal_pct = numa_imbal_pct;
+	heur_params.max_recent_migr = max_recent_migr;
+	heur_params.move_cost_core_us = move_cost_core_us;
+	heur_params.move_cost_llc_us = move_cost_llc_us;
+	heur_params.move_cost_xllc_us = move_cost_xllc_us;
+	heur_params.move_cost_node_us = move_cost_node_us;
+	heur_params.max_wait_us = max_wait_ns / 1000;
+}
+
 /* A candidate move of a task from CPU src to CPU dst. */
 struct mlb_move {
 	u32 src, dst;
@@ -255,16 +274,6 @@ __noinline int mlb_decide_rec(struct mlb_decision_rec *r, struct task_ctx *tctx)
 static bool decide_move(struct task_struct *p, struct task_ctx *tctx, const struct mlb_move *mv,
 			bool timer)
 {
-	struct mlb_heur_params hp = {
-	    .imbal_pct = imbal_pct,
-	    .numa_imbal_pct = numa_imbal_pct,
-	    .max_recent_migr = max_recent_migr,
-	    .move_cost_core_us = move_cost_core_us,
-	    .move_cost_llc_us = move_cost_llc_us,
-	    .move_cost_xllc_us = move_cost_xllc_us,
-	    .move_cost_node_us = move_cost_node_us,
-	    .max_wait_us = max_wait_ns / 1000,
-	};
 	u32 idx = timer;
 	struct mlb_decision_rec *r = bpf_map_lookup_elem(&dec_scratch, &idx);
 	u64 now = bpf_ktime_get_ns();
@@ -272,7 +281,7 @@ static bool decide_move(struct task_struct *p, struct task_ctx *tctx, const stru
 	if (!r)
 		return false;
 	fill_features(&r->f, p, tctx, mv, now);
-	r->heuristic = mlb_heuristic_decide(&r->f, &hp);
+	r->heuristic = mlb_heuristic_decide(&r->f, &heur_params);
 	r->ts_ns = now;
 	r->pid = p->pid;
 	r->kind = mv->kind;
