@@ -99,7 +99,8 @@ else
 	say "booting the numa2x2 test guest (QEMU TCG); the bench runs for up to $limit s"
 	# the console streams into the log; the terminal gets the bench's own progress lines
 	bash tests/vm/guest.sh --topo numa2x2 --timeout "$limit" --out "$logdir" --stream \
-		--env BENCH_QUICK="$quick" --env BENCH_REPS="$reps" -- \
+		--env BENCH_QUICK="$quick" --env BENCH_REPS="$reps" \
+		--env BENCH_SCHEDS="${BENCH_SCHEDS:-}" --env BENCH_MLB_ARGS="${BENCH_MLB_ARGS:-}" -- \
 		"$root/bench/workloads.sh" "$lua" 2>&1 | tee "$logdir/workloads.log" |
 		grep --line-buffered -a -E '^(bench|guest\.sh|FAIL)'
 	rc=${PIPESTATUS[0]}

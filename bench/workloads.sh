@@ -5,7 +5,8 @@
 #   MLB_ROOT=REPO MLB_OUT=DIR bench/workloads.sh LUA_TARBALL
 #
 # Environment: BENCH_QUICK=1 (short workloads), BENCH_REPS (default 3), BENCH_SCHEDS (default
-# "eevdf heuristic learned"), BENCH_MODEL (a model file: skip the training step).
+# "eevdf heuristic learned"), BENCH_MODEL (a model file: skip the training step),
+# BENCH_MLB_ARGS (extra scx_mlb options for its turns: tuning runs, recorded in meta.txt).
 #
 # 1. Trains the learned model on a run of its own: scx_mlb --mode collect under the mixed
 #    training load (stress-ng duty-cycled workers, spinners, hackbench rounds), then
@@ -28,6 +29,7 @@ lua_tar=${1:?usage: workloads.sh LUA_TARBALL}
 quick=${BENCH_QUICK:-0}
 reps=${BENCH_REPS:-3}
 scheds=(${BENCH_SCHEDS:-eevdf heuristic learned})
+mlb_args=${BENCH_MLB_ARGS:-} # extra scx_mlb options for both its turns (tuning runs)
 ncpu=$(nproc)
 logs=$MLB_OUT/logs
 mkdir -p "$logs" "$MLB_OUT/lat"
@@ -175,8 +177,8 @@ sched_start() { # eevdf | heuristic | learned
 	MLB_LOG=$logs/scx_mlb-$1-r$rep.log
 	case $1 in
 	eevdf) [ "$(rd $SCX/state)" = disabled ] || fail "sched_ext is $(rd $SCX/state), not EEVDF" ;;
-	heuristic) mlb_start --mode heuristic --stats 1 ;;
-	learned) mlb_start --mode infer --model "$model" --explore 0 --stats 1 --state-dir "$work/state" ;;
+	heuristic) mlb_start --mode heuristic --stats 1 $mlb_args ;;
+	learned) mlb_start --mode infer --model "$model" --explore 0 --stats 1 --state-dir "$work/state" $mlb_args ;;
 	*) fail "unknown scheduler $1" ;;
 	esac
 	[ "$1" = eevdf ] || mlb_wait_enabled
@@ -213,6 +215,7 @@ imb_iters=$(awk -v a="$t0" -v b="$EPOCHREALTIME" -v s=$imb_s 'BEGIN { printf "%d
 	echo "quick=$quick"
 	echo "reps=$reps"
 	echo "schedulers=${scheds[*]}"
+	[ -z "$mlb_args" ] || echo "scx_mlb_args=$mlb_args"
 	echo "build_project=Lua $(basename "$lua_tar" .orig.tar.gz | sed 's/^lua[0-9.]*_//') (Debian source package lua5.4)"
 	echo "build_cmd=make -j$ncpu $build_target CFLAGS=$build_cflags"
 	echo "hackbench=-g $hb_groups -l $hb_loops (processes; -T threads)"
