@@ -73,19 +73,43 @@ stats_at() {
 	echo "$m $h $e $c $f $u"
 }
 
+# mlb_counters KEY...: the current values of scx_mlb's counters KEY... (summed over CPUs),
+# read straight from its BPF `stats` map with bpftool, so that a run's deltas cover exactly
+# the run (the stats line comes once a second). Nothing for EEVDF.
+mlb_counters() {
+	[ -n "$MLB_PID" ] || return 0
+	local map
+	map=$(bpftool -j map show 2>/dev/null | python3 -c 'import json, sys
+ids = [m["id"] for m in json.load(sys.stdin) if m.get("name") == "stats" and m.get("type") == "percpu_array"]
+print(ids[-1] if ids else "")')
+	[ -n "$map" ] || return 0
+	bpftool -j map dump id "$map" 2>/dev/null | python3 -c 'import json, sys
+def num(x):  # an int (with BTF) or little-endian hex bytes (without)
+    return int.from_bytes(bytes(int(b, 16) for b in x), "little") if isinstance(x, list) else int(x)
+keys = open(sys.argv[1]).read().split()
+vals = {}
+for e in json.load(sys.stdin):
+    vals[num(e["key"])] = sum(num(v["value"]) for v in e.get("values", []))
+print(" ".join(str(vals.get(keys.index(w), 0)) if w in keys else "" for w in sys.argv[2:]))' "$stat_keys" "$@"
+}
+
 # measure NAME CMD...: run CMD under system-wide perf stat; sets M_WALL (s), M_MIGR, M_CSW,
 # M_OK (1 when CMD exited 0), the decision deltas M_DEC ("model,heur,explore") and the
-# migration-class deltas M_MC ("chosen,forced,unchosen"; scx_mlb only, empty for EEVDF).
+# migration-class deltas M_MC ("chosen,forced,unchosen" over exactly the run, from the BPF
+# map; scx_mlb only, empty for EEVDF).
 measure() {
 	local name=$1 t0 t1 s0 s1 n
 	shift
 	local pf=$logs/perf-$name.txt
 	s0=$(stats_at) # the latest line: at most a second (idle) before the start
+	local c0 c1
+	c0=$(mlb_counters migr_chosen migr_forced migr_unchosen)
 	t0=$EPOCHREALTIME
 	perf stat -a -x, -e cpu-migrations,context-switches -o "$pf" -- "$@" \
 		>"$logs/$name.log" 2>&1
 	M_OK=$((! $?))
 	t1=$EPOCHREALTIME
+	c1=$(mlb_counters migr_chosen migr_forced migr_unchosen)
 	M_T="$t0 $t1"
 	if [ -n "$MLB_PID" ]; then n=$(nstats); wait_stats $((n + 1)) 5; fi
 	s1=$(stats_at)
@@ -97,10 +121,10 @@ measure() {
 		n = split(a, x, " "); split(b, y, " ")
 		if (n < 3) { print ",,"; exit }
 		printf "%d,%d,%d", y[1] - x[1], y[2] - x[2], y[3] - x[3] }')
-	M_MC=$(awk -v a="$s0" -v b="$s1" 'BEGIN {
-		n = split(a, x, " "); split(b, y, " ")
-		if (n < 6) { print ",,"; exit }
-		printf "%d,%d,%d", y[4] - x[4], y[5] - x[5], y[6] - x[6] }')
+	M_MC=$(awk -v a="$c0" -v b="$c1" 'BEGIN {
+		n = split(a, x, " "); m = split(b, y, " ")
+		if (n < 3 || m < 3) { print ",,"; exit }
+		printf "%d,%d,%d", y[1] - x[1], y[2] - x[2], y[3] - x[3] }')
 }
 
 # row REP SLOT SCHED WORKLOAD [P50 P99 MAX SAMPLES]: one results.csv line from M_*.
@@ -200,6 +224,9 @@ for t in perf hackbench cyclictest stress-ng taskset make gcc; do
 	command -v $t >/dev/null || fail "missing tool: $t (make deps)"
 done
 need_mlb
+stat_keys=$work/stat-keys
+"$MLB_ROOT/build/mlb-docs" stat-keys >"$stat_keys" || fail "no $MLB_ROOT/build/mlb-docs (make)"
+command -v bpftool >/dev/null || fail "missing tool: bpftool (make deps)"
 
 # Calibrate the imbalance work to imb_s seconds per process when each has a CPU of its own.
 t0=$EPOCHREALTIME

@@ -5,7 +5,10 @@
  * (MLB_STATS). `make docs` puts them between the README's markers; unit/docs-sync fails
  * when the README differs, so the documentation cannot drift from the code.
  *
- *   mlb-docs features|stats
+ *   mlb-docs features|stats|stat-keys
+ *
+ * stat-keys prints the counters' keys alone, one per line in enum order (line N is index
+ * N - 1 of the BPF `stats` map): bench/workloads.sh reads the map with bpftool by it.
  *
  * Exit status 0, or 2 with one line on stderr for a bad argument.
  */
@@ -71,6 +74,11 @@ int main(int argc, char **argv)
 			printf("| %s | %s |\n", tail_keys[i][0], tail_keys[i][1]);
 		return 0;
 	}
-	fprintf(stderr, "usage: mlb-docs features|stats\n");
+	if (argc == 2 && !strcmp(argv[1], "stat-keys")) {
+		for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
+			printf("%s\n", counters[i].key);
+		return 0;
+	}
+	fprintf(stderr, "usage: mlb-docs features|stats|stat-keys\n");
 	return 2;
 }
