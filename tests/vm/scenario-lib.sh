@@ -41,10 +41,31 @@ mlb_start() {
 	need_mlb
 	: >"$MLB_LOG"
 	note "starting: $MLB_BIN $*"
+	# tee reads a FIFO (not a process substitution) so that its PID is known: mlb_log_drain
+	# waits for it to copy the last lines.
+	MLB_FIFO=$(mktemp -u /tmp/mlb-out.XXXXXX)
+	mkfifo "$MLB_FIFO" || fail "mkfifo $MLB_FIFO"
+	tee -a "$MLB_LOG" <"$MLB_FIFO" &
+	MLB_TEE_PID=$!
 	set -m
-	stdbuf -oL -eL "$MLB_BIN" "$@" > >(tee -a "$MLB_LOG") 2>&1 &
+	stdbuf -oL -eL "$MLB_BIN" "$@" >"$MLB_FIFO" 2>&1 &
 	MLB_PID=$!
 	set +m
+}
+
+# mlb_log_drain: once scx_mlb has exited, wait until tee has copied its last lines to $MLB_LOG
+# (tee exits at end of file, when scx_mlb's output closes). 30 s: tee copies a few KB.
+mlb_log_drain() {
+	local i
+	[ -n "${MLB_TEE_PID:-}" ] || return 0
+	for ((i = 0; i < 150; i++)); do
+		kill -0 "$MLB_TEE_PID" 2>/dev/null || break
+		zzz 0.2
+	done
+	kill -0 "$MLB_TEE_PID" 2>/dev/null && fail "tee still copying scx_mlb's output 30 s after it exited"
+	wait "$MLB_TEE_PID" 2>/dev/null
+	rm -f "$MLB_FIFO"
+	MLB_TEE_PID="" MLB_FIFO=""
 }
 
 # mlb_wait_enabled [SEC]: until state=enabled and root/ops=scx_mlb (default MLB_ENABLE_TIMEOUT,
@@ -88,7 +109,7 @@ mlb_stop() {
 	wait "$MLB_PID"
 	MLB_RC=$?
 	MLB_PID=""
-	zzz 0.3 # let tee drain
+	mlb_log_drain # the summary and exit lines are in $MLB_LOG after this
 	note "scx_mlb exited with status $MLB_RC after SIG$sig"
 }
 mlb_kill() {
