@@ -241,8 +241,11 @@ cpu_in_list() {
 
 # mixed_load SEC [TAG]: a mix that makes the balancer decide: duty-cycled stress-ng cpu
 # workers, 2 spinners and hackbench rounds, for SEC seconds (blocks). Logs under $MLB_OUT.
+# Every workload must succeed (stress-ng and each hackbench exit 0, the spinners still run at
+# the end), else the load was lighter than the caller claims: fail, or with MIXED_LOAD_SOFT=1
+# (a report, not a test) say why and return 1.
 mixed_load() {
-	local end=$(($(now_ms) + $1 * 1000)) tag=${2:-load} sp hb=0
+	local end=$(($(now_ms) + $1 * 1000)) tag=${2:-load} sp hb=0 rc err=""
 	cd /tmp || return
 	stress-ng --temp-path /tmp --timeout "$1"s --cpu 6 --cpu-load 60 --cpu-method int64 \
 		>"$MLB_OUT/stress-ng-$tag.log" 2>&1 &
@@ -253,13 +256,28 @@ mixed_load() {
 	bash -c 'while :; do :; done' &
 	local s2=$!
 	while [ "$(now_ms)" -lt $end ]; do
-		hackbench -g 2 -l 20 >>"$MLB_OUT/hackbench-$tag.log" 2>&1 || break
+		hackbench -g 2 -l 20 >>"$MLB_OUT/hackbench-$tag.log" 2>&1
+		rc=$?
+		[ $rc = 0 ] || { err="hackbench round $((hb + 1)) exited $rc"; break; }
 		hb=$((hb + 1))
 	done
-	wait $sp
+	kill -0 $s1 2>/dev/null && kill -0 $s2 2>/dev/null || err+="${err:+; }a spinner died"
+	if [ -n "$err" ]; then
+		kill $sp 2>/dev/null # failed already: stop it, its status says nothing more
+		wait $sp
+	else
+		wait $sp
+		rc=$?
+		[ $rc = 0 ] || err="stress-ng exited $rc ($MLB_OUT/stress-ng-$tag.log)"
+	fi
 	kill $s1 $s2 2>/dev/null
 	wait $s1 $s2 2>/dev/null
-	note "$tag: $1 s of mixed load, $hb hackbench rounds"
+	if [ -n "$err" ]; then
+		[ "${MIXED_LOAD_SOFT:-0}" = 1 ] || fail "mixed load $tag: $err"
+		note "mixed load $tag: $err"
+		return 1
+	fi
+	note "$tag: $1 s of mixed load, $hb hackbench rounds, every workload exit 0"
 }
 
 # summary_field KEY: KEY's value in scx_mlb's final "scx_mlb: summary:" line
