@@ -223,6 +223,31 @@ spin_progress() {
 	done
 }
 
+# spin_mark: note every spinner's CPU time (utime + stime) now; spin_gained SEC WHAT then
+# requires that each one gains CPU time after the mark, polling for up to SEC seconds (the
+# bound is the caller's: it depends on the share each spinner is entitled to).
+declare -A SPIN_MARK=()
+spin_mark() {
+	local p
+	SPIN_MARK=()
+	for p in "${SPIN_PIDS[@]}"; do SPIN_MARK[$p]=$(cpu_ticks "$p"); done
+}
+spin_gained() {
+	local lim=$(($(now_ms) + $1 * 1000)) p left t0=$(now_ms)
+	[ ${#SPIN_PIDS[@]} -gt 0 ] || fail "spin_gained: no spinners running"
+	while :; do
+		left=""
+		for p in "${SPIN_PIDS[@]}"; do
+			kill -0 "$p" 2>/dev/null || fail "spinner $p died ($2)"
+			[ "$(cpu_ticks "$p")" -gt "${SPIN_MARK[$p]}" ] || left+=" $p"
+		done
+		[ -z "$left" ] && break
+		[ "$(now_ms)" -lt $lim ] || fail "spinner(s)$left gained no CPU time in $1 s ($2)"
+		zzz 0.2
+	done
+	SPIN_GAIN_MS=$(($(now_ms) - t0))
+}
+
 # count_lines PATTERN: lines of $MLB_LOG matching the bash regex PATTERN (no fork)
 count_lines() {
 	local l n=0
