@@ -102,4 +102,4 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
 clean:
-	rm -rf $(B)/*.o $(B)/*.skel.h $(B)/scx_mlb $(B)/tests $(B)/ml
+	rm -rf $(B)/*.o $(B)/*.skel.h $(B)/scx_mlb $(B)/mlb-model $(B)/bench-work $(B)/tests $(B)/ml
