@@ -10,6 +10,10 @@
 # 1 if any test failed, 2 if an argument names no test (one line on stderr, nothing run).
 # Per-test output goes to build/test-logs/NAME.log and is shown on failure.
 #
+# Each run exports a fresh MLB_RUN_ID (also in build/test-logs/run-id): a scenario that
+# reuses another's output (vm/train: vm/collect's dataset, vm/infer: vm/train's model) does so
+# only when the producer recorded the same id beside it, i.e. ran in this run of the suite.
+#
 # Strict mode (CI=true, or MLB_TEST_STRICT=1, which `make test` sets): a skip is a failure,
 # unless the test is named in MLB_ALLOW_SKIP ("vm/attach unit/nn-bpf-exact"; "vm" or "unit"
 # allows a whole part). A suite that tests nothing must not pass.
@@ -94,6 +98,10 @@ check_patterns "MLB_ALLOW_SKIP entry" "${allow_skip[@]}"
 skip_allowed() { [ $strict = 0 ] || want "$1" "${allow_skip[@]}"; }
 # MLB_ALLOW_SKIP empty: nothing is allowed in strict mode (want with no pattern says yes)
 [ ${#allow_skip[@]} -gt 0 ] || skip_allowed() { [ $strict = 0 ]; }
+
+MLB_RUN_ID=$(date -u +%Y%m%dT%H%M%SZ)-$$-$RANDOM
+export MLB_RUN_ID
+echo "$MLB_RUN_ID" >"$logs/run-id"
 
 pass=0 fail=0 skip=0
 t0=$SECONDS

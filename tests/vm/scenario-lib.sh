@@ -305,6 +305,17 @@ mixed_load() {
 	note "$tag: $1 s of mixed load, $hb hackbench rounds, every workload exit 0"
 }
 
+# ---- output reused by a later scenario (vm/collect -> vm/train -> vm/infer) ----
+# made_by_this_run: record in $MLB_OUT that this run of the suite (MLB_RUN_ID, set by
+# tests/run.sh) made what is there. from_this_run NAME: whether scenario NAME's output was made
+# by this run (never when MLB_RUN_ID is empty: a scenario run alone makes its own input).
+made_by_this_run() { [ -z "${MLB_RUN_ID:-}" ] || echo "$MLB_RUN_ID" >"$MLB_OUT/run-id"; }
+from_this_run() {
+	local id
+	id=$(rd "$MLB_ROOT/build/test-logs/vm/$1/run-id")
+	[ -n "${MLB_RUN_ID:-}" ] && [ "$id" = "$MLB_RUN_ID" ]
+}
+
 # summary_field KEY: KEY's value in scx_mlb's final "scx_mlb: summary:" line
 summary_field() {
 	local l w

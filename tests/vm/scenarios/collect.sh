@@ -6,7 +6,7 @@
 # labelled samples, be readable by the trainer (mlb-model check validates every feature
 # against its documented range and every label), and nothing may be lost silently: the
 # decisions the BPF side made equal those received plus those it counted as dropped.
-# The dataset is kept in this test's log folder for vm/train.
+# The dataset is kept in this test's log folder for vm/train, stamped with the suite's run id.
 # Bounds: the property is about a count, not a rate. MIN (1,000) is what the dataset is for:
 # vm/train trains on it with 20% held out, and the daemon's learner wants 300 samples
 # (--min-samples) before it trains at all. So the load runs in 10-s rounds until the stats
@@ -49,4 +49,5 @@ got=$(summary_field received)
 dropped=$(summary_field decision_drops)
 [ -n "$made" ] && [ -n "$got" ] && [ -n "$dropped" ] || fail "summary line incomplete"
 [ "$made" = $((got + dropped)) ] || fail "decisions made $made != received $got + dropped $dropped"
+made_by_this_run # vm/train may use the dataset
 echo "collect: ok ($rows samples in ${el} s of load; decisions $made = $got received + $dropped dropped)"
