@@ -29,7 +29,8 @@ if [ "${1:-}" = --in-guest ]; then
 	mlb_start --stats 5 "$@"
 	mlb_wait_enabled
 	echo "== demo workload for ${secs}s: duty-cycled stress-ng cpu workers, spinners, hackbench"
-	for ((r = 0; r < secs / 15; r++)); do mixed_load 15 "demo$r"; done
+	# a demo, not a test: a failed workload is reported (mixed_load says so) and the demo goes on
+	for ((r = 0; r < secs / 15; r++)); do MIXED_LOAD_SOFT=1 mixed_load 15 "demo$r"; done
 	st=$(cat $SCX/state)
 	mlb_stop INT
 	echo "== make run: scx_mlb exit status $MLB_RC (state during the run: $st)"

@@ -3,27 +3,46 @@
 #
 #   tests/run.sh [unit|vm|NAME...]
 #
-# Runs the host unit tests (every executable in build/tests/unit, every tests/unit/*.sh) and
-# the guest scenarios (tests/vm/scenarios/*.sh, each booted in its own test guest by
-# tests/vm/scenario.sh). Prints one line per test, "ok - NAME" or "not ok - NAME" (a test that
-# exits 77 is skipped: "ok - NAME # SKIP"), then "N passed, N failed". Exit status 1 if any
-# test failed. Per-test output goes to build/test-logs/NAME.log and is shown on failure.
+# Runs the host unit tests (build/tests/unit/NAME for every tests/unit/test_NAME.c, every
+# tests/unit/*.sh) and the guest scenarios (tests/vm/scenarios/*.sh, each booted in its own
+# test guest by tests/vm/scenario.sh). Prints one line per test, "ok - NAME" or "not ok - NAME"
+# (a test that exits 77 is skipped: "ok - NAME # SKIP"), then "N passed, N failed". Exit status
+# 1 if any test failed, 2 if an argument names no test (one line on stderr, nothing run).
+# Per-test output goes to build/test-logs/NAME.log and is shown on failure.
+#
+# Each run exports a fresh MLB_RUN_ID (also in build/test-logs/run-id): a scenario that
+# reuses another's output (vm/train: vm/collect's dataset, vm/infer: vm/train's model) does so
+# only when the producer recorded the same id beside it, i.e. ran in this run of the suite.
+#
+# Strict mode (CI=true, or MLB_TEST_STRICT=1, which `make test` sets): a skip is a failure,
+# unless the test is named in MLB_ALLOW_SKIP ("vm/attach unit/nn-bpf-exact"; "vm" or "unit"
+# allows a whole part). A suite that tests nothing must not pass.
+# Each unit test gets MLB_UNIT_TIMEOUT seconds (300: the slowest, the fuzzers, take ~25 s);
+# a unit test that runs longer is killed and fails. Guest scenarios have their own timeouts
+# (the `# timeout:` header, enforced by tests/vm/guest.sh).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 B=build
 logs=$B/test-logs
 mkdir -p "$logs/unit" "$logs/vm"
+unit_timeout=${MLB_UNIT_TIMEOUT:-300}
+strict=0
+[ "${CI:-}" = true ] || [ "${MLB_TEST_STRICT:-0}" = 1 ] && strict=1
 
 declare -a names cmds
-for t in "$B"/tests/unit/*; do
-	[ -x "$t" ] && [ -f "$t" ] || continue
-	names+=("unit/$(basename "$t")")
-	cmds+=("$t")
+# Only executables whose source still exists: a binary left in build/ by a deleted or renamed
+# test is not a test. A test whose source exists but was not built fails (not run silently).
+for src in tests/unit/test_*.c; do
+	[ -f "$src" ] || continue
+	n=${src#tests/unit/test_}
+	n=${n%.c}
+	names+=("unit/$n")
+	cmds+=("unitbin $B/tests/unit/$n")
 done
 for t in tests/unit/*.sh; do
 	[ -f "$t" ] || continue
 	names+=("unit/$(basename "$t" .sh)")
-	cmds+=("bash $t")
+	cmds+=("unitsh $t")
 done
 # The data pipeline first, in its order (vm/train uses vm/collect's dataset, vm/infer
 # vm/train's model; each makes its own when run alone), then the rest.
@@ -35,19 +54,54 @@ for t in tests/vm/scenarios/{collect,train,infer}.sh tests/vm/scenarios/*.sh; do
 	cmds+=("bash tests/vm/scenario.sh $t")
 done
 
+unitbin() { # a unit test binary, under the per-test timeout
+	[ -x "$1" ] || { echo "not built: $1 (make all)"; return 1; }
+	timeout -k 10 "$unit_timeout" "$1"
+	unit_rc $?
+}
+unitsh() {
+	timeout -k 10 "$unit_timeout" bash "$1"
+	unit_rc $?
+}
+unit_rc() {
+	[ "$1" -eq 124 ] || [ "$1" -eq 137 ] && echo "timed out after ${unit_timeout}s (MLB_UNIT_TIMEOUT), or killed"
+	return "$1"
+}
+
+# match NAME PATTERN: NAME is selected by PATTERN (unit, vm, unit/x, vm/x or a bare x)
+match() {
+	case "$2" in
+	unit | vm) [[ $1 == "$2"/* ]] ;;
+	*) [[ $1 == "$2" || $1 == *"/$2" ]] ;;
+	esac
+}
 want() { # NAME -> selected by the arguments?
-	[ $# -ge 1 ] || return 1
-	local n=$1; shift
+	local n=$1 a
+	shift
 	[ $# -eq 0 ] && return 0
-	local a
-	for a in "$@"; do
-		case "$a" in
-		unit | vm) [[ $n == "$a"/* ]] && return 0 ;;
-		*) [[ $n == "$a" || $n == *"/$a" ]] && return 0 ;;
-		esac
-	done
+	for a in "$@"; do match "$n" "$a" && return 0; done
 	return 1
 }
+# every pattern of a list must select a test: a typo must not pass by testing nothing
+check_patterns() { # WHAT PATTERN...
+	local what=$1 a n ok
+	shift
+	for a in "$@"; do
+		ok=0
+		for n in "${names[@]}"; do match "$n" "$a" && { ok=1; break; }; done
+		[ $ok = 1 ] || { echo "run.sh: $what '$a' names no test (unit, vm, unit/NAME or vm/NAME)" >&2; exit 2; }
+	done
+}
+check_patterns "argument" "$@"
+read -r -a allow_skip <<<"${MLB_ALLOW_SKIP:-}"
+check_patterns "MLB_ALLOW_SKIP entry" "${allow_skip[@]}"
+skip_allowed() { [ $strict = 0 ] || want "$1" "${allow_skip[@]}"; }
+# MLB_ALLOW_SKIP empty: nothing is allowed in strict mode (want with no pattern says yes)
+[ ${#allow_skip[@]} -gt 0 ] || skip_allowed() { [ $strict = 0 ]; }
+
+MLB_RUN_ID=$(date -u +%Y%m%dT%H%M%SZ)-$$-$RANDOM
+export MLB_RUN_ID
+echo "$MLB_RUN_ID" >"$logs/run-id"
 
 pass=0 fail=0 skip=0
 t0=$SECONDS
@@ -62,9 +116,12 @@ for i in "${!names[@]}"; do
 	if [ $rc -eq 0 ]; then
 		echo "ok - $n (${dt}s)"
 		pass=$((pass + 1))
-	elif [ $rc -eq 77 ]; then
+	elif [ $rc -eq 77 ] && skip_allowed "$n"; then
 		echo "ok - $n # SKIP $(tail -n1 "$log")"
 		skip=$((skip + 1))
+	elif [ $rc -eq 77 ]; then
+		echo "not ok - $n # SKIP not allowed in strict mode (CI / make test; MLB_ALLOW_SKIP=\"$n\" allows it): $(tail -n1 "$log")"
+		fail=$((fail + 1))
 	else
 		echo "not ok - $n (exit $rc, ${dt}s)"
 		tail -n 30 "$log" | sed 's/^/#   /'

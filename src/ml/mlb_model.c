@@ -18,10 +18,12 @@
 #include "model.h"
 #include "train.h"
 
-#define EXIT_USAGE 2
+#define EXIT_USAGE   2
+#define OPT_VAL_FRAC 256 /* long-only: -V is --version, as in scx_mlb */
 
 static const char usage_text[] =
     "Usage: mlb-model COMMAND [OPTIONS] ARGS...\n"
+    "       mlb-model -V|--version\n"
     "Train, inspect and evaluate scx_mlb model files (format: docs/model.md).\n"
     "\n"
     "Commands:\n"
@@ -44,7 +46,7 @@ static const char usage_text[] =
     "  -L, --label=COL           label column (default 'label')\n"
     "  -a, --min-agreement=PCT   refuse a model whose quantized decisions agree with the\n"
     "                            float ones on less than PCT%% of validation (default 99.5)\n"
-    "  -V, --val-frac=F          validation share of the samples (default 0.2)\n"
+    "      --val-frac=F          validation share of the samples (default 0.2)\n"
     "  -v, --verbose             one line per epoch on stderr\n"
     "\n"
     "Examples:\n"
@@ -75,6 +77,8 @@ static void __attribute__((noreturn, format(printf, 1, 2))) bad_args(const char 
 /* bad_opt - the one-line error for the option getopt_long() just refused, exit 2. */
 static void __attribute__((noreturn)) bad_opt(const char *cmd, const char *optstring, char **argv)
 {
+	if (optopt >= OPT_VAL_FRAC) /* a long-only option without its value */
+		bad_args("%s: option '%s' needs a value", cmd, argv[optind - 1]);
 	if (optopt && strchr(optstring, optopt))
 		bad_args("%s: option '-%c' needs a value", cmd, optopt);
 	if (optopt)
@@ -119,7 +123,7 @@ static int cmd_train(int argc, char **argv)
 	    {"class-weights", required_argument, NULL, 'w'},
 	    {"label", required_argument, NULL, 'L'},
 	    {"min-agreement", required_argument, NULL, 'a'},
-	    {"val-frac", required_argument, NULL, 'V'},
+	    {"val-frac", required_argument, NULL, OPT_VAL_FRAC},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
 	    {},
@@ -134,7 +138,7 @@ static int cmd_train(int argc, char **argv)
 	int c, ret;
 
 	mlb_train_defaults(&o);
-	while ((c = getopt_long(argc, argv, "o:H:e:l:b:p:s:w:L:a:V:vh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:H:e:l:b:p:s:w:L:a:vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			output = optarg;
@@ -192,7 +196,7 @@ static int cmd_train(int argc, char **argv)
 		case 'a':
 			o.min_agreement = parse_double("--min-agreement", optarg, 0, 100) / 100.0;
 			break;
-		case 'V':
+		case OPT_VAL_FRAC:
 			o.val_frac = parse_double("--val-frac", optarg, 0.01, 0.9);
 			break;
 		case 'v':
@@ -202,7 +206,7 @@ static int cmd_train(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			bad_opt("train", "o:H:e:l:b:p:s:w:L:a:V:", argv);
+			bad_opt("train", "o:H:e:l:b:p:s:w:L:a:", argv);
 		}
 	}
 	if (!output)
@@ -395,6 +399,12 @@ int main(int argc, char **argv)
 		bad_args("no command");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
 		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
+		if (argc > 2)
+			bad_args("%s takes no argument", argv[1]);
+		printf("mlb-model %s (model format version %d)\n", MLB_VERSION, MLB_MODEL_VERSION);
 		return 0;
 	}
 	if (!strcmp(argv[1], "train"))

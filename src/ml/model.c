@@ -191,6 +191,21 @@ static int name_ok(const char *name)
 	return memchr(name, 0, MLB_MODEL_NAME_LEN) != NULL;
 }
 
+/*
+ * A name read from a file, fit for a one-line error: at most MLB_MODEL_NAME_LEN bytes, up to
+ * its NUL, each byte outside printable ASCII shown as '?' (a newline in a corrupt file must not
+ * split the error in two).
+ */
+static const char *printable_name(const char *name, char out[MLB_MODEL_NAME_LEN + 1])
+{
+	int i;
+
+	for (i = 0; i < MLB_MODEL_NAME_LEN && name[i]; i++)
+		out[i] = name[i] >= 0x20 && name[i] < 0x7f ? name[i] : '?';
+	out[i] = '\0';
+	return out;
+}
+
 int mlb_model_validate(const struct mlb_model *m, char *err, size_t errsz)
 {
 	const struct mlb_model_meta *mt = &m->meta;
@@ -212,8 +227,10 @@ int mlb_model_validate(const struct mlb_model *m, char *err, size_t errsz)
 		const struct mlb_feature_desc *d = &mlb_feature_descs[i];
 
 		if (!name_ok(m->feature[i]) || strcmp(m->feature[i], d->name)) {
-			set_err(err, errsz, "feature %u is '%.*s', the scheduler's is '%s'", i,
-				MLB_MODEL_NAME_LEN, m->feature[i], d->name);
+			char shown[MLB_MODEL_NAME_LEN + 1];
+
+			set_err(err, errsz, "feature %u is '%s', the scheduler's is '%s'", i,
+				printable_name(m->feature[i], shown), d->name);
 			return -EINVAL;
 		}
 		if (m->nn.norm[i].lo != d->min || m->nn.norm[i].hi != d->max) {

@@ -37,6 +37,19 @@ fuzz_expect() {
 	esac
 }
 
+# fuzz_reason FILE REASONS: the refusal of FILE (in $work/err, after fuzz_expect) must give the
+# reason REASONS lists for its name ("NAME<TAB>text", the text following the file's path), so
+# a file refused for another reason than the one it was made for fails; every bad-* file
+# needs a line.
+fuzz_reason() {
+	local f=$1 name want
+	name=$(basename "$f")
+	want=$(awk -F '\t' -v n="$name" '$1 == n { print $2; exit }' "$2")
+	[ -n "$want" ] || { echo "FAIL: $f: no expected reason in $2"; exit 1; }
+	grep -qF -- "$f$want" "$work/err" ||
+		{ echo "FAIL: $f: reason '$(cat "$work/err")', expected '$f$want'"; exit 1; }
+}
+
 # fuzz_run WHAT: run the fuzzer for $secs seconds from the corpus, new inputs and artifacts
 # into $work; fail on any crash, sanitizer report or broken property.
 fuzz_run() {

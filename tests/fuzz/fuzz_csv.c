@@ -10,7 +10,8 @@
  *  - mlb_csv_read() never crashes, leaks or hits UB;
  *  - the row that was there before the call is still there, bit-identical;
  *  - a refusal (negative return) leaves the dataset with its one row and a non-empty,
- *    single-line reason starting with the path in err;
+ *    single-line reason in err: the path, ':', then (a line number and ': ' or ' ') the
+ *    reason text;
  *  - an acceptance returns the number of rows appended, each with every feature within
  *    mlb_feature_descs[i].min..max and a label of 0 or 1.
  */
@@ -41,7 +42,9 @@ static void check(const char *path, const char *label)
 	if (memcmp(ds.x, known, sizeof(known)) || ds.y[0] != 1)
 		abort(); /* the rows already there are never touched */
 	if (n < 0) {
-		if (ds.n != 1 || !err[0] || strchr(err, '\n') || strncmp(err, path, strlen(path)))
+		if (ds.n != 1 || !err[0] || strchr(err, '\n') || strncmp(err, path, strlen(path)) ||
+		    err[strlen(path)] != ':' || !err[strlen(path) + 1] ||
+		    strlen(err + strlen(path)) < 4)
 			abort(); /* a refusal changes nothing and says why, in one line */
 	} else if (ds.n != 1 + (size_t)n) {
 		abort(); /* the count returned is the count appended */

@@ -22,6 +22,18 @@ expect() {
 
 expect 0 "$tool" --help
 grep -q "Examples:" "$work/out" || fail "--help has no examples"
+# -V is --version, as in scx_mlb; the validation share is --val-frac (long only)
+expect 0 "$tool" -V
+grep -q "^mlb-model [0-9][0-9.]* (model format version [0-9]*)$" "$work/out" || fail "-V: $(cat "$work/out")"
+cp "$work/out" "$work/version"
+expect 0 "$tool" --version
+cmp -s "$work/out" "$work/version" || fail "--version and -V differ"
+expect 2 "$tool" -V extra
+expect 2 "$tool" train -o "$work/m.mlb" -V 0.3 "$work/none.csv"
+grep -q "unknown option '-V'" "$work/err" || fail "train -V: $(cat "$work/err")"
+expect 2 "$tool" train -o "$work/m.mlb" --val-frac 0.95 "$work/none.csv"
+expect 2 "$tool" train -o "$work/m.mlb" --val-frac
+grep -q "'--val-frac' needs a value" "$work/err" || fail "--val-frac without value: $(cat "$work/err")"
 expect 2 "$tool"
 expect 2 "$tool" frobnicate
 expect 2 "$tool" train "$work/none.csv"
@@ -37,7 +49,7 @@ expect 1 "$tool" show "$work/none.mlb"
 
 expect 0 "$tool" synth --seed 3 4000 "$work/d.csv"
 [ "$(wc -l <"$work/d.csv")" -eq 4001 ] || fail "synth wrote $(wc -l <"$work/d.csv") lines"
-expect 0 "$tool" train -H 8,4 -e 15 -w auto -s 2 -o "$work/m.mlb" "$work/d.csv"
+expect 0 "$tool" train -H 8,4 -e 15 -w auto -s 2 --val-frac 0.25 -o "$work/m.mlb" "$work/d.csv"
 grep -q "^validation quantized: .*auc=" "$work/out" || fail "no quantized validation metrics"
 grep -q "confusion: tp=" "$work/out" || fail "no confusion matrix"
 grep -q "agreement=" "$work/out" || fail "no agreement report"
@@ -46,12 +58,14 @@ awk -v a="$acc" 'BEGIN { exit !(a >= 0.85) }' || fail "validation accuracy $acc 
 expect 0 "$tool" show "$work/m.mlb"
 grep -Eq "^shape: [0-9]+-8-4-1" "$work/out" || fail "show: wrong shape line"
 grep -q "task_weight" "$work/out" || fail "show: no feature table"
+grep -q " 3000 train + 1000 validation samples" "$work/out" ||
+	fail "--val-frac 0.25 of 4000 rows: $(grep '^trained:' "$work/out")"
 expect 0 "$tool" eval "$work/m.mlb" "$work/d.csv"
 grep -q "^quantized model: n=4000 accuracy=" "$work/out" || fail "eval: no metrics"
 
 # same seed, same model bytes (apart from the creation time, which the tool does not fake:
 # compare the dumps without their 'trained:' line)
-expect 0 "$tool" train -H 8,4 -e 15 -w auto -s 2 -o "$work/m2.mlb" "$work/d.csv"
+expect 0 "$tool" train -H 8,4 -e 15 -w auto -s 2 --val-frac=0.25 -o "$work/m2.mlb" "$work/d.csv"
 diff <("$tool" show "$work/m.mlb" | grep -v '^trained:') \
 	<("$tool" show "$work/m2.mlb" | grep -v '^trained:') >/dev/null ||
 	fail "training is not deterministic"

@@ -236,7 +236,7 @@ int main(void)
 	memcpy(bad, buf, len);
 	put32(bad + OFF_NIN, 33);
 	fix_crc(bad, len);
-	expect_refused("33 inputs", bad, len, NULL);
+	expect_refused("33 inputs", bad, len, "shape out of range: 33 inputs");
 	memcpy(bad, buf, len);
 	put32(bad + OFF_LAYER0 + 8, MLB_NN_WFRAC_MAX + 1); /* w_frac */
 	fix_crc(bad, len);
@@ -266,10 +266,28 @@ int main(void)
 	put32(bad + OFF_LAYER0 + 20, (u32)-MLB_NN_B_MAX - 1); /* b[0] */
 	fix_crc(bad, len);
 	expect_refused("bias too large", bad, len, "bias");
-	memcpy(bad, buf, len);
-	put32(bad + OFF_LAYER0 + 4, 17); /* layer 0 outputs 17, layer 1 takes 16 */
-	fix_crc(bad, len);
-	expect_refused("layer sizes disagree", bad, len, NULL);
+	/*
+	 * Layer 0 with 17 outputs, layer 1 still taking 16: the file holds layer 0's 17th bias and
+	 * weight row (inserted after its 16 biases and after its 16 rows) and a size field to
+	 * match, so the parser reads every layer where it is and the validator sees the mismatch.
+	 */
+	{
+		const size_t at_b = OFF_W0, at_w = OFF_W0 + 16 * MLB_NR_FEATURES * 4;
+		const size_t grow = 4 * (1 + MLB_NR_FEATURES);
+		u8 *wide = calloc(1, len + grow);
+
+		if (!wide)
+			return 1;
+		memcpy(wide, buf, at_b);
+		memcpy(wide + at_b + 4, buf + at_b, at_w - at_b);
+		memcpy(wide + at_w + grow, buf + at_w, len - at_w);
+		put32(wide + 12, len + grow);
+		put32(wide + OFF_LAYER0 + 4, 17);
+		fix_crc(wide, len + grow);
+		expect_refused("layer sizes disagree", wide, len + grow,
+			       "layer 1 takes 16 inputs, the previous gives 17");
+		free(wide);
+	}
 	memcpy(bad, buf, len);
 	put32(bad + OFF_FEAT + 48, MLB_NN_SHIFT_MAX + 1); /* shift of feature 0 */
 	fix_crc(bad, len);

@@ -41,10 +41,31 @@ mlb_start() {
 	need_mlb
 	: >"$MLB_LOG"
 	note "starting: $MLB_BIN $*"
+	# tee reads a FIFO (not a process substitution) so that its PID is known: mlb_log_drain
+	# waits for it to copy the last lines.
+	MLB_FIFO=$(mktemp -u /tmp/mlb-out.XXXXXX)
+	mkfifo "$MLB_FIFO" || fail "mkfifo $MLB_FIFO"
+	tee -a "$MLB_LOG" <"$MLB_FIFO" &
+	MLB_TEE_PID=$!
 	set -m
-	stdbuf -oL -eL "$MLB_BIN" "$@" > >(tee -a "$MLB_LOG") 2>&1 &
+	stdbuf -oL -eL "$MLB_BIN" "$@" >"$MLB_FIFO" 2>&1 &
 	MLB_PID=$!
 	set +m
+}
+
+# mlb_log_drain: once scx_mlb has exited, wait until tee has copied its last lines to $MLB_LOG
+# (tee exits at end of file, when scx_mlb's output closes). 30 s: tee copies a few KB.
+mlb_log_drain() {
+	local i
+	[ -n "${MLB_TEE_PID:-}" ] || return 0
+	for ((i = 0; i < 150; i++)); do
+		kill -0 "$MLB_TEE_PID" 2>/dev/null || break
+		zzz 0.2
+	done
+	kill -0 "$MLB_TEE_PID" 2>/dev/null && fail "tee still copying scx_mlb's output 30 s after it exited"
+	wait "$MLB_TEE_PID" 2>/dev/null
+	rm -f "$MLB_FIFO"
+	MLB_TEE_PID="" MLB_FIFO=""
 }
 
 # mlb_wait_enabled [SEC]: until state=enabled and root/ops=scx_mlb (default MLB_ENABLE_TIMEOUT,
@@ -88,7 +109,7 @@ mlb_stop() {
 	wait "$MLB_PID"
 	MLB_RC=$?
 	MLB_PID=""
-	zzz 0.3 # let tee drain
+	mlb_log_drain # the summary and exit lines are in $MLB_LOG after this
 	note "scx_mlb exited with status $MLB_RC after SIG$sig"
 }
 mlb_kill() {
@@ -202,6 +223,31 @@ spin_progress() {
 	done
 }
 
+# spin_mark: note every spinner's CPU time (utime + stime) now; spin_gained SEC WHAT then
+# requires that each one gains CPU time after the mark, polling for up to SEC seconds (the
+# bound is the caller's: it depends on the share each spinner is entitled to).
+declare -A SPIN_MARK=()
+spin_mark() {
+	local p
+	SPIN_MARK=()
+	for p in "${SPIN_PIDS[@]}"; do SPIN_MARK[$p]=$(cpu_ticks "$p"); done
+}
+spin_gained() {
+	local lim=$(($(now_ms) + $1 * 1000)) p left t0=$(now_ms)
+	[ ${#SPIN_PIDS[@]} -gt 0 ] || fail "spin_gained: no spinners running"
+	while :; do
+		left=""
+		for p in "${SPIN_PIDS[@]}"; do
+			kill -0 "$p" 2>/dev/null || fail "spinner $p died ($2)"
+			[ "$(cpu_ticks "$p")" -gt "${SPIN_MARK[$p]}" ] || left+=" $p"
+		done
+		[ -z "$left" ] && break
+		[ "$(now_ms)" -lt $lim ] || fail "spinner(s)$left gained no CPU time in $1 s ($2)"
+		zzz 0.2
+	done
+	SPIN_GAIN_MS=$(($(now_ms) - t0))
+}
+
 # count_lines PATTERN: lines of $MLB_LOG matching the bash regex PATTERN (no fork)
 count_lines() {
 	local l n=0
@@ -220,8 +266,11 @@ cpu_in_list() {
 
 # mixed_load SEC [TAG]: a mix that makes the balancer decide: duty-cycled stress-ng cpu
 # workers, 2 spinners and hackbench rounds, for SEC seconds (blocks). Logs under $MLB_OUT.
+# Every workload must succeed (stress-ng and each hackbench exit 0, the spinners still run at
+# the end), else the load was lighter than the caller claims: fail, or with MIXED_LOAD_SOFT=1
+# (a report, not a test) say why and return 1.
 mixed_load() {
-	local end=$(($(now_ms) + $1 * 1000)) tag=${2:-load} sp hb=0
+	local end=$(($(now_ms) + $1 * 1000)) tag=${2:-load} sp hb=0 rc err=""
 	cd /tmp || return
 	stress-ng --temp-path /tmp --timeout "$1"s --cpu 6 --cpu-load 60 --cpu-method int64 \
 		>"$MLB_OUT/stress-ng-$tag.log" 2>&1 &
@@ -232,13 +281,39 @@ mixed_load() {
 	bash -c 'while :; do :; done' &
 	local s2=$!
 	while [ "$(now_ms)" -lt $end ]; do
-		hackbench -g 2 -l 20 >>"$MLB_OUT/hackbench-$tag.log" 2>&1 || break
+		hackbench -g 2 -l 20 >>"$MLB_OUT/hackbench-$tag.log" 2>&1
+		rc=$?
+		[ $rc = 0 ] || { err="hackbench round $((hb + 1)) exited $rc"; break; }
 		hb=$((hb + 1))
 	done
-	wait $sp
+	kill -0 $s1 2>/dev/null && kill -0 $s2 2>/dev/null || err+="${err:+; }a spinner died"
+	if [ -n "$err" ]; then
+		kill $sp 2>/dev/null # failed already: stop it, its status says nothing more
+		wait $sp
+	else
+		wait $sp
+		rc=$?
+		[ $rc = 0 ] || err="stress-ng exited $rc ($MLB_OUT/stress-ng-$tag.log)"
+	fi
 	kill $s1 $s2 2>/dev/null
 	wait $s1 $s2 2>/dev/null
-	note "$tag: $1 s of mixed load, $hb hackbench rounds"
+	if [ -n "$err" ]; then
+		[ "${MIXED_LOAD_SOFT:-0}" = 1 ] || fail "mixed load $tag: $err"
+		note "mixed load $tag: $err"
+		return 1
+	fi
+	note "$tag: $1 s of mixed load, $hb hackbench rounds, every workload exit 0"
+}
+
+# ---- output reused by a later scenario (vm/collect -> vm/train -> vm/infer) ----
+# made_by_this_run: record in $MLB_OUT that this run of the suite (MLB_RUN_ID, set by
+# tests/run.sh) made what is there. from_this_run NAME: whether scenario NAME's output was made
+# by this run (never when MLB_RUN_ID is empty: a scenario run alone makes its own input).
+made_by_this_run() { [ -z "${MLB_RUN_ID:-}" ] || echo "$MLB_RUN_ID" >"$MLB_OUT/run-id"; }
+from_this_run() {
+	local id
+	id=$(rd "$MLB_ROOT/build/test-logs/vm/$1/run-id")
+	[ -n "${MLB_RUN_ID:-}" ] && [ "$id" = "$MLB_RUN_ID" ]
 }
 
 # summary_field KEY: KEY's value in scx_mlb's final "scx_mlb: summary:" line

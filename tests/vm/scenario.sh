@@ -36,7 +36,9 @@ mkdir -p "$out"
 echo "scenario $name: topo=$topo timeout=${timeout}s logs=$out"
 hostload() { echo "host: load $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cpus, $(pgrep -c qemu-system) QEMU running ($1)"; }
 hostload before
-bash "$here/guest.sh" --topo "$topo" --timeout "$timeout" --out "$out" -- "$sc"
+# MLB_RUN_ID (tests/run.sh): the scenarios that reuse another's output check it
+bash "$here/guest.sh" --topo "$topo" --timeout "$timeout" --out "$out" \
+	--env "MLB_RUN_ID=${MLB_RUN_ID:-}" -- "$sc"
 rc=$?
 hostload after
 con=$out/console.log

@@ -1,15 +1,23 @@
 #!/usr/bin/env bash
 # topo: numa2x2
-# timeout: 360
+# timeout: 600
 # Load balancing across domains: 8 spinners start pinned to CPUs 0-1 (domain 0), then are
 # allowed on all CPUs (taskset -p). scx_mlb must migrate them (its taken/steal counters grow,
 # the spinners' se.nr_migrations grow, its migr_chosen counter grows and at most 10% of its
-# migrations are unchosen) and the spread must converge within BOUND s: every
+# migrations are unchosen) and the spread must converge within BOUND: every
 # domain (L3 group) holds 1..3 spinners (max-min <= 2) by `ps -o psr`, in 3 consecutive 1-s
 # samples. The time to converge and the final spread (ideal: 2 2 2 2) are printed.
+# The bound is measured, not a constant (it was 20 s, a good day's figure on a 2-core host):
+# the same spinners go through the same release under EEVDF first, in the same boot, before
+# scx_mlb attaches; its convergence time E (up to 60 s; 60 s when it never converges) says how
+# fast this guest can spread them today. scx_mlb must converge within 3 E + 5 s: it balances
+# every --interval-ms and idle CPUs pull at once, so it should be no slower than EEVDF; 3x
+# and 5 s absorb the noise of TCG on a shared host and the 1-s sampling.
+# BALANCE_BOUND_S fixes the bound instead.
 source "$MLB_ROOT/tests/vm/scenario-lib.sh"
-BOUND=${BALANCE_BOUND_S:-20}
+EEVDF_MAX_S=60
 NSPIN=8
+ALL=0-$(($(nproc) - 1)) # every CPU
 # CPU -> domain index, from the guest's L3 groups (0-1 2-3 4-5 6-7 expected; 0-3 4-7 8-11
 # 12-15 in numa2x2smt, where vm/balance-smt runs this script).
 declare -A dom_of=()
@@ -22,16 +30,9 @@ done
 ND=${#gid[@]}
 [ "$ND" = 4 ] || fail "guest has $ND L3 groups, expected 4"
 
-mlb_start --stats 1
-mlb_wait_enabled
-wait_stats 1 30
-
 pids=()
-cleanup() { kill "${pids[@]}" 2>/dev/null; }
-for ((i = 0; i < NSPIN; i++)); do
-	taskset -c 0-1 bash -c 'while :; do :; done' &
-	pids+=($!)
-done
+cleanup() { kill "${pids[@]}" 2>/dev/null; pids=(); }
+trap cleanup EXIT
 # spread: per-domain spinner counts -> SPREAD "c0 c1 c2 c3", MIN, MAX (no forks).
 spread() {
 	local -a cnt=() a
@@ -55,46 +56,76 @@ nr_migr() {
 		while read -r k c v; do [ "$k" = se.nr_migrations ] && MIGR=$((MIGR + v)); done <"/proc/$p/sched"
 	done
 }
-alive() { # fail fast when the scheduler died
+alive() { # fail fast when the scheduler died (scx_mlb's phase only)
 	local st=""
+	[ -n "$MLB_PID" ] || return 0
 	read -r st <$SCX/state
 	[ "$st" = enabled ] || { cleanup; mlb_check_enabled "$1"; }
 }
-note "spinners: ${pids[*]} (this shell: $$)"
-for i in 1 2 3 4; do zzz 1; alive "while the spinners were pinned to CPUs 0-1"; done
-spread
-note "pinned to CPUs 0-1 for 4 s: per-domain spinners [$SPREAD]"
-[ "$SPREAD" = "$NSPIN 0 0 0" ] || { cleanup; fail "pinned spinners are not all in domain 0: [$SPREAD]"; }
+# pin_spinners: start NSPIN spinners on CPUs 0-1, check for 4 s that they stay in domain 0
+pin_spinners() {
+	local i
+	for ((i = 0; i < NSPIN; i++)); do
+		taskset -c 0-1 bash -c 'while :; do :; done' &
+		pids+=($!)
+	done
+	note "$1: spinners: ${pids[*]} (this shell: $$)"
+	for i in 1 2 3 4; do zzz 1; alive "while the spinners were pinned to CPUs 0-1"; done
+	spread
+	note "$1: pinned to CPUs 0-1 for 4 s: per-domain spinners [$SPREAD]"
+	[ "$SPREAD" = "$NSPIN 0 0 0" ] || { cleanup; fail "$1: pinned spinners are not all in domain 0: [$SPREAD]"; }
+}
+# release LABEL LIMIT_MS: widen the affinity to every CPU, sample the spread every 1 s until 3
+# consecutive samples are in bound or LIMIT_MS passed -> GOOD (consecutive good samples),
+# CONV (ms to the first of them, empty if none), SP (last spread)
+release() {
+	local p t0 el mn mx ok tag
+	for p in "${pids[@]}"; do taskset -pc "$ALL" "$p" >/dev/null; done
+	t0=$(now_ms)
+	note "$1: affinity widened to CPUs $ALL; sampling the spread every 1 s"
+	GOOD=0 CONV=""
+	while :; do
+		zzz 1
+		alive "after the affinity change"
+		spread
+		el=$(($(now_ms) - t0))
+		SP=$SPREAD mn=$MIN mx=$MAX
+		ok=0 tag=-
+		((mn >= 1 && mx <= 3)) && ok=1 tag=in-bound
+		printf '# %s: t=%d.%ds spread [%s] max-min=%d %s\n' "$1" $((el / 1000)) $((el % 1000 / 100)) "$SP" $((mx - mn)) $tag
+		if [ $ok = 1 ]; then
+			GOOD=$((GOOD + 1))
+			[ -n "$CONV" ] || CONV=$el
+			[ $GOOD -ge 3 ] && break
+		else
+			GOOD=0 CONV=""
+		fi
+		[ "$el" -lt "$2" ] || break
+	done
+}
+
+# The reference: EEVDF (sched_ext not attached yet), same spinners, same release.
+need_mlb
+pin_spinners EEVDF
+release EEVDF $((EEVDF_MAX_S * 1000))
+if [ $GOOD -ge 3 ]; then eevdf=$CONV; else eevdf=$((EEVDF_MAX_S * 1000)); fi
+cleanup
+BOUND_MS=$((3 * eevdf + 5000))
+[ -n "${BALANCE_BOUND_S:-}" ] && BOUND_MS=$((BALANCE_BOUND_S * 1000))
+note "EEVDF converged in $eevdf ms (good samples $GOOD, last [$SP]): scx_mlb's bound is $BOUND_MS ms"
+
+mlb_start --stats 1
+mlb_wait_enabled
+wait_stats 1 30
+pin_spinners scx_mlb
 scan_stats
 echo "$LAST_STATS"
 tk0=$(last_stat taken) st0=$(last_stat steal) sr0=$(last_stat steal_remote)
 mg0=$(last_stat migr) mc0=$(last_stat migr_chosen) mu0=$(last_stat migr_unchosen)
 nr_migr
 m0=$MIGR
-
-ALL=0-$(($(nproc) - 1))
-for p in "${pids[@]}"; do taskset -pc $ALL "$p" >/dev/null; done
-t0=$(now_ms)
-note "affinity widened to CPUs $ALL; sampling the spread every 1 s for up to ${BOUND}+ s"
-good=0 conv=""
-while :; do
-	zzz 1
-	alive "after the affinity change"
-	spread
-	el=$(($(now_ms) - t0))
-	sp=$SPREAD mn=$MIN mx=$MAX
-	ok=0 tag=-
-	((mn >= 1 && mx <= 3)) && ok=1 tag=in-bound
-	printf '# t=%d.%ds spread [%s] max-min=%d %s\n' $((el / 1000)) $((el % 1000 / 100)) "$sp" $((mx - mn)) $tag
-	if [ $ok = 1 ]; then
-		good=$((good + 1))
-		[ -n "$conv" ] || conv=$el
-		[ $good -ge 3 ] && break
-	else
-		good=0 conv=""
-	fi
-	[ "$el" -lt $(((BOUND + 3) * 1000)) ] || break
-done
+release scx_mlb $((BOUND_MS + 3000))
+good=$GOOD conv=$CONV sp=$SP
 nr_migr
 m1=$MIGR
 n=$(nstats)
@@ -116,6 +147,6 @@ note "scx_mlb migrations after the change: $((mg1 - mg0)), chosen $((mc1 - mc0))
 # 499 in the first run), bounded at 10% of all.
 [ $((10 * (mu1 - mu0))) -le $((mg1 - mg0)) ] || fail "unchosen migrations $((mu1 - mu0)) of $((mg1 - mg0)): over 10%"
 [ $((tk1 + st1 + sr1 - tk0 - st0 - sr0)) -gt 0 ] || fail "scx_mlb counted no migration (taken/steal/steal_remote unchanged)"
-[ $good -ge 3 ] || fail "spread did not converge within ${BOUND}s: last [$sp] (want every domain 1..3 in 3 consecutive samples)"
-[ "$conv" -le $((BOUND * 1000)) ] || fail "converged only after ${conv} ms (bound ${BOUND}s)"
-printf 'balance: ok: converged in %d.%d s (bound %d s), final spread [%s]\n' $((conv / 1000)) $((conv % 1000 / 100)) "$BOUND" "$sp"
+[ $good -ge 3 ] || fail "spread did not converge within $BOUND_MS ms: last [$sp] (want every domain 1..3 in 3 consecutive samples)"
+[ "$conv" -le $BOUND_MS ] || fail "converged only after ${conv} ms (bound $BOUND_MS ms = 3 x EEVDF's $eevdf ms + 5 s)"
+printf 'balance: ok: converged in %d.%d s (bound %d ms; EEVDF %d ms), final spread [%s]\n' $((conv / 1000)) $((conv % 1000 / 100)) "$BOUND_MS" "$eevdf" "$sp"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # topo: numa2x2
 # timeout: 480
-# infer mode with a trained model (vm/train's, else one trained here from a short collection):
+# infer mode with a trained model (vm/train's when it passed in this run of the suite, same
+# MLB_RUN_ID, else one trained here from a short collection):
 # the scheduler stays enabled through 30 s of stress (stress-ng cpu/fork/yield plus the mixed
 # load), the model makes decisions (by_model > 0, model_decisions in the summary), SIGINT -> 0.
 source "$MLB_ROOT/tests/vm/scenario-lib.sh"
@@ -9,8 +10,10 @@ trap spin_stop EXIT
 STATE=/tmp/mlb-state
 rm -rf $STATE
 model=$MLB_ROOT/build/test-logs/vm/train/model.mlb
-if [ ! -s "$model" ]; then
-	note "no model from vm/train: collecting and training one"
+if from_this_run train && [ -s "$model" ]; then
+	note "using vm/train's model of this run ($MLB_RUN_ID)"
+else
+	note "no model from vm/train in this run (run id '${MLB_RUN_ID:-}'): collecting and training one"
 	mlb_start --mode collect --state-dir $STATE --stats 5
 	mlb_wait_enabled
 	mixed_load 25 collect

@@ -3,15 +3,21 @@
 # timeout: 300
 # The daemon killed with SIGKILL under load, in adaptive mode once it has deployed a model.
 # Closing its BPF link is what detaches a sched_ext scheduler, and the kernel closes it when
-# the process dies: the fair class must be back within BOUND_MS (2 s, from the kill to state
-# "disabled"), every spinner must keep running and leave sched_ext (ext.enabled 0), and a new
-# short process must run to completion. The dataset must still be readable, with every line
-# the daemon wrote (each line is one write(2), so a kill loses none; what is lost are the
-# decisions still waiting for their outcome and the records still in the ring buffers). A
-# restarted daemon must resume from the saved model (it decides again at once) and append
-# to the same dataset.
+# the process dies: the fair class must be back (state "disabled") within BOUND_MS of the
+# kill, for that reason (the kernel log says "unregistered from user space"), every spinner
+# must keep running and leave sched_ext (ext.enabled 0), and a new short process must run to
+# completion. The dataset must still be readable, with every line the daemon wrote: at least
+# samples - write_dropped rows of the last stats line before the kill (each line is one
+# write(2), so a kill loses none; what is lost are the decisions still waiting for their
+# outcome and the records still in the ring buffers). A restarted daemon must resume from the
+# saved model (it decides again at once) and append to the same dataset.
+# BOUND_MS: without the link's close nothing would detach (BPF schedules on without the
+# daemon) and the state would stay enabled; the reason check tells the link's close from any
+# other exit. The time bound is the kernel's own safety net, the sched_ext watchdog's 10 s
+# (timeout_ms): a detach slower than the longest the kernel lets a runnable task wait is not
+# "at once". Measured 0.6-0.8 s here; the bound used to be 2 s, a good day's figure.
 source "$MLB_ROOT/tests/vm/scenario-lib.sh"
-BOUND_MS=${KILL9_BOUND_MS:-2000}
+BOUND_MS=${KILL9_BOUND_MS:-10000}
 STATE=/tmp/mlb-state
 trap spin_stop EXIT
 rm -rf $STATE
@@ -41,7 +47,15 @@ dt=$(($(now_ms) - t0))
 wait "$pid" 2>/dev/null
 MLB_PID=""
 note "state disabled $dt ms after SIGKILL"
+why=$(dmesg | grep -a 'sched_ext: BPF scheduler "scx_mlb" disabled' | tail -n1)
+note "kernel: $why"
+[[ $why == *"(unregistered from user space)"* ]] || fail "not detached by the link's close: '$why'"
 [ "$dt" -le "$BOUND_MS" ] || fail "fair class back after $dt ms, bound $BOUND_MS ms"
+mlb_log_drain
+scan_stats
+samples=$(last_stat samples) wdrop=$(last_stat write_dropped)
+[ -n "$samples" ] && [ -n "$wdrop" ] || fail "no samples=/write_dropped= in the last stats line: $LAST_STATS"
+note "last stats before the kill: samples=$samples write_dropped=$wdrop"
 
 spin_progress 2
 for p in "${SPIN_PIDS[@]}"; do
@@ -55,6 +69,8 @@ check=$("$MLB_ROOT/build/mlb-model" check $STATE/dataset.csv 2>&1) || fail "data
 rows0=${check#rows=}
 rows0=${rows0%% *}
 note "after the kill: $check; saved: $(ls $STATE)"
+[ "$rows0" -ge $((samples - wdrop)) ] ||
+	fail "$rows0 rows after the kill, the daemon had written $((samples - wdrop)) (samples=$samples - write_dropped=$wdrop)"
 [ -f $STATE/model.mlb ] || fail "no saved model"
 
 mv "$MLB_LOG" "$MLB_OUT/scx_mlb.before-kill.log"

@@ -21,8 +21,18 @@ for i in 1 2; do
 	python3 -c 'import os; os.sched_setscheduler(0, 7, os.sched_param(0)); os.execvp("bash", ["bash", "-c", "while :; do :; done"])' &
 	ext+=($!)
 done
-zzz 3
 cleanup() { kill "$plain" "${ext[@]}" 2>/dev/null; }
+# Until each SCHED_EXT spinner has set its policy and become bash (python3 sets the policy,
+# then execs): poll /proc/PID/comm for that, up to 60 s (starting python3 from 9p in this
+# guest takes a few seconds); then check.
+lim=$(($(now_ms) + 60000))
+for p in "${ext[@]}"; do
+	while [ "$(rd /proc/$p/comm)" != bash ]; do
+		kill -0 "$p" 2>/dev/null || { cleanup; fail "SCHED_EXT spinner $p exited"; }
+		[ "$(now_ms)" -lt $lim ] || { cleanup; fail "spinner $p did not exec bash within 60 s (comm $(rd /proc/$p/comm))"; }
+		zzz 0.1
+	done
+done
 for p in "${ext[@]}"; do
 	pol=$(awk '/^policy/ {print $3}' /proc/$p/sched)
 	e=$(ext_enabled $p)

@@ -2,14 +2,17 @@
 # topo: numa2x2
 # timeout: 420
 # Training on collected samples writes a valid model file: the dataset of vm/collect (its log
-# folder) when that ran, else one collected here for 30 s. mlb-model trains (outcome labels),
-# quantizes, passes its agreement gate, and the file loads back (mlb-model show). The model is
-# kept in this test's log folder for vm/infer.
+# folder) when vm/collect passed in this run of the suite (same MLB_RUN_ID: never a dataset
+# left by an earlier run or commit, perhaps of an older format), else one collected here for
+# 30 s. mlb-model trains (outcome labels), quantizes, passes its agreement gate, and the file
+# loads back (mlb-model show). The model is kept in this test's log folder for vm/infer.
 source "$MLB_ROOT/tests/vm/scenario-lib.sh"
 trap spin_stop EXIT
 data=$MLB_ROOT/build/test-logs/vm/collect/dataset.csv
-if [ ! -s "$data" ]; then
-	note "no dataset from vm/collect: collecting one"
+if from_this_run collect && [ -s "$data" ]; then
+	note "using vm/collect's dataset of this run ($MLB_RUN_ID)"
+else
+	note "no dataset from vm/collect in this run (run id '${MLB_RUN_ID:-}'): collecting one"
 	rm -rf /tmp/mlb-state
 	mlb_start --mode collect --state-dir /tmp/mlb-state --stats 5
 	mlb_wait_enabled
@@ -23,4 +26,5 @@ note "dataset $data: $("$MLB_ROOT/build/mlb-model" check "$data")"
 cat "$MLB_OUT/train.log"
 "$MLB_ROOT/build/mlb-model" show "$MLB_OUT/model.mlb" >"$MLB_OUT/model.txt" || fail "the model file does not load"
 head -n 7 "$MLB_OUT/model.txt"
+made_by_this_run # vm/infer may use the model
 echo "train: ok"
