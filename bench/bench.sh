@@ -122,6 +122,13 @@ cp -r "$logdir/results.csv" "$logdir/meta.txt" "$logdir/lat" "$res"/
 } >>"$res/meta.txt"
 bash bench/report.sh "$res" || exit 1
 say "report: $res/report.md"
+# The full default run is the record: its report and plots go where BENCHMARKS.md links
+# them (docs/bench/<date>/, kept in git); the raw results stay in bench/results/ (ignored).
+if [ "$quick" != 1 ] && [ -z "${BENCH_SCHEDS:-}" ] && [ -z "${BENCH_MLB_ARGS:-}" ]; then
+	doc=docs/bench/$(basename "$res")
+	mkdir -p "$doc" && cp "$res/report.md" "$res"/*.png "$doc"/ 2>/dev/null
+	say "report and plots for BENCHMARKS.md: $doc"
+fi
 [ "$rc" = 0 ] || { say "some runs failed (exit $rc); see $logdir"; exit 1; }
 exit
 }

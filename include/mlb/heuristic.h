@@ -15,6 +15,12 @@
  *              doubled when the task is cache-hot (it ran within --migr-cost-us)
  *     move  when saving > cost
  *
+ * A queued task (MLB_KIND_PULL: an idle CPU pulling it, or a push at enqueue) also needs to
+ * have waited at least the move's cost already: the rent-or-buy rule of ski rental, which is
+ * never worse than twice the best choice made knowing the future. An idle CPU often gets new
+ * work soon (a build's make starts the next job when one ends, placed at fork for free), and
+ * a task whose predicted wait was wrong is moved once it has really waited that long.
+ *
  * with two guards and one bound:
  * - ping-pong: a task with max_recent_migr or more CPU changes per second (decayed) stays;
  * - balance (MLB_KIND_BALANCE) also needs the pair's domains imbalanced beyond imbal_pct of
@@ -93,6 +99,10 @@ static inline bool mlb_heuristic_decide(const struct mlb_features *f,
 	if (mlb_wait_bound_hit(f, hp))
 		return true;
 	if (f->v[MLB_F_TASK_RECENT_MIGR] >= (s32)hp->max_recent_migr)
+		return false;
+	/* ski rental: a queued task is worth pulling once it has waited what the move costs */
+	if (f->v[MLB_F_KIND] == MLB_KIND_PULL &&
+	    (u64)(u32)f->v[MLB_F_TASK_WAITED_US] < mlb_move_cost_us(f, hp))
 		return false;
 	if (f->v[MLB_F_KIND] == MLB_KIND_BALANCE) {
 		u32 pct = f->v[MLB_F_SAME_NODE] ? hp->imbal_pct : hp->numa_imbal_pct;

@@ -93,6 +93,12 @@ static void test_heuristic(void)
 	/* cost-aware: move when the saving exceeds the level's cost, and only then */
 	f = base(MLB_KIND_PULL);
 	f.v[MLB_F_SAME_LLC] = 1;
+	f.v[MLB_F_SRC_WAIT_US] = 5000;
+	f.v[MLB_F_TASK_WAITED_US] = 99;
+	CHECK(!mlb_heuristic_decide(&f, &hp)); /* a queued task waits the move's cost first */
+	f.v[MLB_F_TASK_WAITED_US] = 100;
+	CHECK(mlb_heuristic_decide(&f, &hp));
+	f.v[MLB_F_TASK_WAITED_US] = 1000;
 	f.v[MLB_F_SRC_WAIT_US] = 101;
 	CHECK(mlb_heuristic_decide(&f, &hp)); /* saves 101 us > 100 us within the LLC */
 	f.v[MLB_F_SRC_WAIT_US] = 100;
