@@ -77,6 +77,16 @@ static __always_inline bool mlb_move_vtime(struct bpf_iter_scx_dsq *it, struct t
 	return scx_bpf_dispatch_vtime_from_dsq___compat(it, p, dsq_id, flags);
 }
 
+/* Set @p's remaining slice: the kfunc where the kernel has it (6.19 and later, where writing
+ * p->scx.slice directly is deprecated and logged), else the direct write. */
+static __always_inline void mlb_set_slice(struct task_struct *p, u64 slice)
+{
+	if (bpf_ksym_exists(scx_bpf_task_set_slice))
+		scx_bpf_task_set_slice(p, slice);
+	else
+		p->scx.slice = slice;
+}
+
 /* scx_bpf_error() with up to two integer arguments, through the _bstr kfunc. */
 #define mlb_error(fmt, a, b)                                                                       \
 	do {                                                                                       \

@@ -492,7 +492,7 @@ void BPF_STRUCT_OPS(mlb_tick, struct task_struct *p)
 	ran = now - tctx->running_at;
 	allowed = target > ran ? target - ran : 0;
 	if (p->scx.slice > allowed) {
-		p->scx.slice = allowed;
+		mlb_set_slice(p, allowed);
 		c->curr_end = now + allowed;
 		stat_inc(MLB_STAT_SLICE_CUT);
 	}

@@ -161,7 +161,7 @@ void BPF_STRUCT_OPS(mlb_running, struct task_struct *p)
 		if (slice < slice_min_ns)
 			slice = slice_min_ns;
 		if (p->scx.slice > slice)
-			p->scx.slice = slice;
+			mlb_set_slice(p, slice);
 	}
 	c->curr_at = now;
 	c->curr_exp_ns = task_exp_run(p, tctx);
