@@ -137,6 +137,18 @@ scan_stats() {
 	done <"$MLB_LOG"
 }
 # last_stat KEY: the value of KEY= in the last stats line.
+# corpus_model SHAPE: CORPUS_MODEL = the valid model of the fuzz corpus whose hidden and
+# output layers are SHAPE ("4-1": valid-<features>-4-1.mlb; the input count follows the
+# feature table). Fails the scenario when there is none: a missing file would let a check
+# pass (vm/perm's "nobody cannot copy a model in" did, after the corpus was renamed).
+corpus_model() {
+	local m
+	CORPUS_MODEL=
+	for m in "$MLB_ROOT"/tests/fuzz/model-corpus/valid-[0-9]*-"$1".mlb; do
+		[ -s "$m" ] && { CORPUS_MODEL=$m; return 0; }
+	done
+	fail "no valid-*-$1.mlb in tests/fuzz/model-corpus (make fuzz-corpus)"
+}
 last_stat() {
 	local w
 	scan_stats

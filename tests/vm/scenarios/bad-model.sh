@@ -8,7 +8,8 @@
 source "$MLB_ROOT/tests/vm/scenario-lib.sh"
 STATE=/tmp/mlb-state
 trap spin_stop EXIT
-good=$MLB_ROOT/tests/fuzz/model-corpus/valid-25-4-1.mlb
+corpus_model 4-1
+good=$CORPUS_MODEL
 cp "$good" /tmp/bad.mlb
 printf '\x55' | dd of=/tmp/bad.mlb bs=1 seek=300 conv=notrunc status=none
 chmod 0644 /tmp/bad.mlb

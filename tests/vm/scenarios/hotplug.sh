@@ -11,7 +11,8 @@
 source "$MLB_ROOT/tests/vm/scenario-lib.sh"
 ONLINE=/sys/devices/system/cpu/cpu7/online
 STATE=/tmp/mlb-state
-MODEL=$MLB_ROOT/tests/fuzz/model-corpus/valid-25-4-1.mlb
+corpus_model 4-1
+MODEL=$CORPUS_MODEL
 [ -w $ONLINE ] || skip "CPU 7 cannot be hotplugged in this guest"
 rm -rf $STATE
 cp $MODEL /tmp/hp.mlb
