@@ -149,6 +149,12 @@ corpus_model() {
 	done
 	fail "no valid-*-$1.mlb in tests/fuzz/model-corpus (make fuzz-corpus)"
 }
+# held_stat KEY: KEY's value in the stats line of the last scan_stats, without reading a newer
+# one (so that several keys come from the same line).
+held_stat() {
+	local w
+	for w in $LAST_STATS; do [[ $w == "$1="* ]] && { echo "${w#*=}"; return; }; done
+}
 last_stat() {
 	local w
 	scan_stats

@@ -121,7 +121,7 @@ pin_spinners scx_mlb
 scan_stats
 echo "$LAST_STATS"
 tk0=$(last_stat taken) st0=$(last_stat steal) sr0=$(last_stat steal_remote)
-mg0=$(last_stat migr) mc0=$(last_stat migr_chosen) mu0=$(last_stat migr_unchosen)
+mg0=$(held_stat migr) mc0=$(held_stat migr_chosen) mu0=$(held_stat migr_unchosen)
 nr_migr
 m0=$MIGR
 release scx_mlb $((BOUND_MS + 3000))
@@ -132,7 +132,7 @@ n=$(nstats)
 wait_stats $((n + 1)) 10
 echo "$LAST_STATS"
 tk1=$(last_stat taken) st1=$(last_stat steal) sr1=$(last_stat steal_remote)
-mg1=$(last_stat migr) mc1=$(last_stat migr_chosen) mu1=$(last_stat migr_unchosen)
+mg1=$(held_stat migr) mc1=$(held_stat migr_chosen) mu1=$(held_stat migr_unchosen)
 mlb_check_enabled
 cleanup
 mlb_stop INT
