@@ -11,10 +11,12 @@
 # 1. Trains the learned model on a run of its own: scx_mlb --mode collect under the mixed
 #    training load (stress-ng duty-cycled workers, spinners, hackbench rounds), then
 #    mlb-model train. The measured workloads below are never part of that run.
-# 2. BENCH_REPS repetitions; in each, every scheduler in turn, the order rotated by one per
+# 2. One unmeasured build under the kernel's scheduler, so that no measured run is the cold
+#    first build of the boot.
+# 3. BENCH_REPS repetitions; in each, every scheduler in turn, the order rotated by one per
 #    repetition (rep 1: eevdf heuristic learned, rep 2: heuristic learned eevdf, ...), so that
 #    drift of the host favours nobody. scx_mlb is started once per turn and stopped after it.
-# 3. Each turn runs every workload once: build (Lua 5.4 from Debian's archive, make -j<CPUs>),
+# 4. Each turn runs every workload once: build (Lua 5.4 from Debian's archive, make -j<CPUs>),
 #    hackbench-proc, hackbench-thread, latency (cyclictest at SCHED_OTHER beside one CPU hog
 #    per CPU) and imbalance (one fixed-work process per CPU, all started on one LLC domain,
 #    released to every CPU after a second).
@@ -104,12 +106,18 @@ measure() {
 	s0=$(stats_at) # the latest line: at most a second (idle) before the start
 	local c0 c1
 	c0=$(mlb_counters migr_chosen migr_forced migr_unchosen)
+	local all0
+	all0=$(mlb_counters $(cat "$stat_keys"))
 	t0=$EPOCHREALTIME
 	perf stat -a -x, -e cpu-migrations,context-switches -o "$pf" -- "$@" \
 		>"$logs/$name.log" 2>&1
 	M_OK=$((! $?))
 	t1=$EPOCHREALTIME
 	c1=$(mlb_counters migr_chosen migr_forced migr_unchosen)
+	# every counter's delta over the run, for diagnosis (logs/counters-NAME.txt)
+	[ -z "$all0" ] || paste -d' ' "$stat_keys" <(echo "$all0" | tr ' ' '\n') \
+		<(mlb_counters $(cat "$stat_keys") | tr ' ' '\n') |
+		awk '{ print $1 "=" $3 - $2 }' >"$logs/counters-$name.txt"
 	M_T="$t0 $t1"
 	if [ -n "$MLB_PID" ]; then n=$(nstats); wait_stats $((n + 1)) 5; fi
 	s1=$(stats_at)
@@ -268,6 +276,14 @@ if [[ " ${scheds[*]} " == *" learned "* ]] && [ -z "$model" ]; then
 	log "model: $(grep -a -m1 -i 'accuracy' "$logs/train.log")"
 	echo "model=trained on $(awk 'END { print NR - 1 }' "$work/train/dataset.csv") decisions of a ${train_s}s collect run under the training mix (not a measured workload)" >>"$MLB_OUT/meta.txt"
 fi
+
+# 2. one unmeasured build first (the kernel's own scheduler): the first build of a boot reads
+# gcc, make and the sources from disk and ran ~1.3x slower with ~3x the migrations of the
+# later ones (bench/results/2026-12-04-17*), which biased whichever scheduler ran first.
+log "warm-up: one unmeasured build"
+rm -rf "$work/lua" && mkdir -p "$work/lua" && tar -C "$work/lua" -xzf "$lua_tar" --strip-components=1
+make -C "$work/lua/src" -j"$ncpu" $build_target CFLAGS="$build_cflags" >"$logs/warm-up.log" 2>&1 ||
+	log "warm-up build failed (see logs/warm-up.log); measuring anyway"
 
 echo "run,rep,slot,scheduler,workload,wall_s,migrations,ctx_switches,lat_p50_us,lat_p99_us,lat_max_us,lat_samples,by_model,by_heur,by_explore,steal_pct,migr_chosen,migr_forced,migr_unchosen" >"$csv"
 run_no=0
