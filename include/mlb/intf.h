@@ -56,7 +56,8 @@ typedef uint8_t u8;
  * the task is on or queued on, "dst" the CPU the move would take it to; the loads are those
  * of their domains (LLC within a node). Expected waits (src_wait_us, dst_wait_us) are what
  * a task arriving there now would wait: the expected runs of the tasks queued on that CPU
- * plus what is left of the running task's run (0 for an idle CPU).
+ * plus what is left of the running task's run (0 for an idle CPU); for a wake-up that will
+ * preempt the task running at src (--wake-preempt-us), src_wait_us is 0.
  */
 #define MLB_FEATURES(X)                                                                            \
 	X(TASK_WEIGHT, "task_weight", 1, 10000, "sched_ext weight, 100 = nice 0")                  \
@@ -87,7 +88,8 @@ typedef uint8_t u8;
 	X(KIND, "kind", 0, 2, "0 periodic balance, 1 idle pull, 2 wake-up placement")              \
 	X(SAME_CORE, "same_core", 0, 1, "1 if src and dst CPUs are SMT siblings of one core")      \
 	X(SRC_WAIT_US, "src_wait_us", 0, 1000000,                                                  \
-	  "expected wait at src: work queued ahead + the running task's rest, us")                 \
+	  "expected wait at src: work queued ahead + the running task's rest, us (0 if it "        \
+	  "preempts)")                                                                             \
 	X(DST_WAIT_US, "dst_wait_us", 0, 1000000, "expected wait at dst, the same way, us")        \
 	X(TASK_WAITED_US, "task_waited_us", 0, 10000000, "time it has waited runnable so far, us") \
 	X(TASK_RESIDENCE_US, "task_residence_us", 0, 10000000,                                     \

@@ -450,4 +450,39 @@ static u64 cpu_wait_ns(u32 cpu, u64 now)
 	return wait;
 }
 
+/*
+ * wake_would_preempt - would @p, woken onto the busy @cpu now, take it from the running task
+ * at once? True when wake-up preemption is on (--wake-preempt-us, and the kernel has
+ * scx_bpf_cpu_curr()), @p runs in short bursts (under a quarter slice, and a quarter of the
+ * running task's), the running task has run wake_preempt_ns or more, and @p is ahead of it
+ * in virtual time once its sleep
+ * credit is capped at one slice (as ops.enqueue caps it). The one rule wake_preempt() acts
+ * on and the wake-up's expected wait (cpu_wait_ns) assumes.
+ */
+static bool wake_would_preempt(struct task_struct *p, struct task_ctx *tctx, u32 cpu, u64 now)
+{
+	struct task_struct *curr;
+	struct task_ctx *cctx;
+	struct cpu_ctx *c;
+	u64 vtime = tctx->vtime;
+
+	if (!wake_preempt_ns || !bpf_ksym_exists(scx_bpf_cpu_curr))
+		return false;
+	if (tctx->burst_ns >= slice_ns / 4)
+		return false;
+	curr = scx_bpf_cpu_curr(cpu);
+	if (!curr || curr == p)
+		return false;
+	cctx = lookup_task_ctx(curr);
+	c = lookup_cpu(cpu);
+	if (!cctx || !c || !cctx->running_at || now - cctx->running_at < wake_preempt_ns)
+		return false;
+	/* only a task with longer runs: short-burst tasks among themselves would churn */
+	if (cctx->burst_ns < 4 * tctx->burst_ns)
+		return false;
+	if ((s64)(vtime - (c->vtime_now - slice_ns)) < 0)
+		vtime = c->vtime_now - slice_ns;
+	return (s64)(cctx->vtime - vtime) > 0;
+}
+
 #endif /* __MLB_COMMON_BPF_H */

@@ -118,10 +118,12 @@ static bool try_idle_move(struct task_struct *p, struct task_ctx *tctx, u32 src,
 
 /*
  * Wake-up placement. The previous CPU if it is idle. Otherwise the seam is asked about the
- * best idle CPU nearby: an idle SMT sibling, a whole idle core, any idle CPU of the LLC, then
- * of the node, then anywhere; with no idle CPU at all, about the CPU of the LLC with the least
- * expected wait. When the seam says stay, the task queues on its busy previous CPU. A CPU the
- * task is sent to and claimed idle gets it straight on its local DSQ.
+ * best idle CPU of the LLC: an idle SMT sibling, a whole idle core, any idle CPU; with none,
+ * about the CPU of the LLC with the least expected wait. When the seam says stay, the task
+ * queues on its busy previous CPU. A CPU the task is sent to and claimed idle gets it
+ * straight on its local DSQ. Wake-ups do not leave the LLC (as EEVDF's select_idle_sibling
+ * does not): a task that then waits too long is pulled by an idle CPU of its node or of
+ * another node (the ski-rental rule), and only then pays for the longer move.
  */
 s32 BPF_STRUCT_OPS(mlb_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_flags)
 {
@@ -145,16 +147,16 @@ s32 BPF_STRUCT_OPS(mlb_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake
 	dom = dom_of_cpu(prev);
 	scan_dom(p, dom, prev, now, &s);
 	cpu = scan_idle(&s);
-	if (cpu == NO_CPU)
-		cpu = peek_idle_outside(p, dom, true);
-	if (cpu == NO_CPU)
-		cpu = peek_idle_outside(p, dom, false);
 	/*
 	 * A task that never ran (a new one, placed at fork) has no cache to lose and its first
-	 * CPU is not a migration (nor for the kernel's count): it takes the best idle CPU, or
-	 * the least waiting one of the LLC, without asking the seam.
+	 * CPU is not a migration (nor for the kernel's count): it takes the best idle CPU,
+	 * anywhere, or the least waiting one of the LLC, without asking the seam.
 	 */
 	if (tctx->last_cpu == NO_CPU) {
+		if (cpu == NO_CPU)
+			cpu = peek_idle_outside(p, dom, true);
+		if (cpu == NO_CPU)
+			cpu = peek_idle_outside(p, dom, false);
 		if (cpu != NO_CPU && scx_bpf_test_and_clear_cpu_idle(cpu)) {
 			stat_inc(MLB_STAT_WAKE_NEW);
 			goto direct;
@@ -195,20 +197,7 @@ direct:
  */
 static void wake_preempt(struct task_struct *p, struct task_ctx *tctx, u32 cpu)
 {
-	struct task_struct *curr;
-	struct task_ctx *cctx;
-
-	if (!wake_preempt_ns || !bpf_ksym_exists(scx_bpf_cpu_curr))
-		return;
-	if (tctx->burst_ns >= slice_ns / 4)
-		return;
-	curr = scx_bpf_cpu_curr(cpu);
-	if (!curr || curr == p)
-		return;
-	cctx = lookup_task_ctx(curr);
-	if (!cctx || !cctx->running_at || (s64)(cctx->vtime - tctx->vtime) <= 0)
-		return;
-	if (bpf_ktime_get_ns() - cctx->running_at < wake_preempt_ns)
+	if (!wake_would_preempt(p, tctx, cpu, bpf_ktime_get_ns()))
 		return;
 	stat_inc(MLB_STAT_WAKE_PREEMPT);
 	scx_bpf_kick_cpu(cpu, SCX_KICK_PREEMPT);
