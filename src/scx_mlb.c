@@ -80,9 +80,9 @@ static struct env {
     .slice_min_us = 1000,
     .max_wait_ms = 20,
     .move_cost_core_us = 10,
-    .move_cost_llc_us = 100,
-    .move_cost_xllc_us = 500,
-    .move_cost_node_us = 1000,
+    .move_cost_llc_us = 1000,
+    .move_cost_xllc_us = 5000,
+    .move_cost_node_us = 10000,
     .wake_preempt_us = 0,
     .stats_sec = 1,
     .sysfs = "/sys",
@@ -168,12 +168,12 @@ static const struct argp_option opts[] = {
      "Cost of a move between SMT siblings of one core: a move must save more wait than this "
      "(0-1000000, default 10)"},
     {"move-cost-llc-us", OPT_COST_LLC, "US", 0,
-     "... between CPUs sharing a last-level cache (0-1000000, default 100)"},
+     "... between CPUs sharing a last-level cache (0-1000000, default 1000)"},
     {"move-cost-cross-llc-us", OPT_COST_XLLC, "US", 0,
-     "... to another LLC of the same NUMA node (0-1000000, default 500)"},
+     "... to another LLC of the same NUMA node (0-1000000, default 5000)"},
     {"move-cost-node-us", OPT_COST_NODE, "US", 0,
      "... to another node, at NUMA distance 10, scaled by distance / 10 (0-1000000, default "
-     "1000). All move costs double for a cache-hot task (see --migr-cost-us)"},
+     "10000). All move costs double for a cache-hot task (see --migr-cost-us)"},
     {"wake-preempt-us", OPT_WAKE_PREEMPT, "US", 0,
      "A short-running task waking with no idle CPU preempts the task on its last CPU once that "
      "one has run US (0 = never, the default; max 1000000; 1000 is a start)"},
