@@ -23,9 +23,10 @@
  * Four places may move a task, and each asks decide_move() about one CPU-level move (task,
  * source CPU, destination CPU, kind):
  * - wake-up (ops.select_cpu, queues.bpf.h): the previous CPU if it is idle; otherwise the
- *   best idle CPU nearby (an idle SMT sibling, a whole idle core of the LLC, any idle CPU of
- *   the LLC, of the node, anywhere) or, with none idle, the LLC's CPU with the least
- *   expected wait. If the seam says stay, the task queues on its busy previous CPU;
+ *   best idle CPU of the LLC (an idle SMT sibling, a whole idle core, any idle CPU) or, with
+ *   none idle, the LLC's CPU with the least expected wait. If the seam says stay, the task
+ *   queues on its busy previous CPU. Wake-ups never leave the LLC (nor does EEVDF's
+ *   select_idle_sibling): longer moves are idle pulls, made once the wait proved real;
  * - push (ops.enqueue): a preempted task that would wait behind others while a CPU of its
  *   LLC or node idles;
  * - idle pull (ops.dispatch): a CPU with an empty queue looks at the busiest queue of its
