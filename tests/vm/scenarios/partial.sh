@@ -22,12 +22,14 @@ for i in 1 2; do
 	ext+=($!)
 done
 cleanup() { kill "$plain" "${ext[@]}" 2>/dev/null; }
-# Until each SCHED_EXT spinner has set its policy and become bash (python3 sets the policy,
-# then execs): poll /proc/PID/comm for that, up to 60 s (starting python3 from 9p in this
-# guest takes a few seconds); then check.
+# Until each SCHED_EXT spinner has set its policy and become the spinning bash (python3 sets
+# the policy, then execs): poll /proc/PID/cmdline for that, up to 60 s (starting python3 from
+# 9p in this guest takes seconds). Not comm: between fork and exec the child is a copy of this
+# shell, already named bash, which passed the wait before the policy was set (CI, stop 17).
+want='bash -c while :; do :; done '
 lim=$(($(now_ms) + 60000))
 for p in "${ext[@]}"; do
-	while [ "$(rd /proc/$p/comm)" != bash ]; do
+	while [ "$(tr '\0' ' ' </proc/$p/cmdline 2>/dev/null)" != "$want" ]; do
 		kill -0 "$p" 2>/dev/null || { cleanup; fail "SCHED_EXT spinner $p exited"; }
 		[ "$(now_ms)" -lt $lim ] || { cleanup; fail "spinner $p did not exec bash within 60 s (comm $(rd /proc/$p/comm))"; }
 		zzz 0.1
