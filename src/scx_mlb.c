@@ -730,7 +730,16 @@ static int run_once(struct loop *lp, bool *restart)
 			ring_buffer__consume(rb);
 			ring_buffer__consume(rb_out);
 		} else {
-			usleep(100000);
+			/* Nothing to read: sleep to the next stats line, at most a second
+			 * (as upstream's schedulers poll their exit); a signal cuts it short.
+			 * Each wake-up of this daemon is a task the scheduler places. */
+			double nap = 1.0;
+
+			t = now_sec();
+			if (env.stats_sec && next_stats - t < nap)
+				nap = next_stats - t;
+			if (nap > 0.001)
+				usleep((useconds_t)(nap * 1e6));
 		}
 		t = now_sec();
 		if (env.duration_s && t - lp->t_start >= env.duration_s)
