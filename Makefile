@@ -5,6 +5,7 @@
 #   make test       install what is missing, build, run every test (unit + guest)
 #   make bench      EEVDF vs scx_mlb: build, hackbench, latency, imbalance (QUICK=1, HOST=1, REPS=N)
 #   make bench-nn   benchmark the fixed-point network (key=value lines)
+#   make bench-trace where a build's migrations come from, EEVDF vs scx_mlb (QUICK=1, MLB_ARGS)
 #   make soak       MINUTES=N of adaptive mode under a rotating workload (a report)
 #   make format     clang-format the C sources
 
@@ -26,7 +27,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -mcpu=v3 -Wall -Werror 
 DEPS_STAMP := /var/lib/scx_mlb-deps.v1
 KERNEL_DIR := $(B)/kernel
 
-.PHONY: all deps kernel run test test-unit test-vm bench bench-nn fuzz-corpus soak format clean docs
+.PHONY: all deps kernel run test test-unit test-vm bench bench-nn bench-trace fuzz-corpus soak format clean docs
 all: $(B)/scx_mlb $(B)/bench-work $(B)/mlb-docs
 
 deps: $(DEPS_STAMP)
@@ -108,6 +109,11 @@ $(B)/bench-work: bench/work.c
 bench: | $(DEPS_STAMP)
 	QUICK=$(QUICK) HOST=$(HOST) REPS=$(REPS) BENCH_SCHEDS="$(SCHEDS)" BENCH_MLB_ARGS="$(MLB_ARGS)" \
 		bash bench/bench.sh
+
+# One traced build under EEVDF and one under scx_mlb, in the test guest: a diagnosis.
+bench-trace: | $(DEPS_STAMP)
+	@$(MAKE) --no-print-directory all
+	QUICK=$(QUICK) MLB_ARGS="$(MLB_ARGS)" bash bench/trace.sh
 
 soak: | $(DEPS_STAMP)
 	@$(MAKE) --no-print-directory all
