@@ -118,7 +118,7 @@ void mlb_collect_defaults(struct mlb_collect_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->max_pending = 65536;
-	o->window = 50000;
+	o->window = MLB_WINDOW_DEFAULT;
 	o->sync_ms = 1000;
 	mlb_label_defaults(&o->label);
 }

@@ -53,7 +53,13 @@ struct mlb_collect_opts {
 	struct mlb_label_params label;
 };
 
-/* mlb_collect_defaults - no file, 65536 pending, window 50000, sync 1 s, outcome labels. */
+/* The samples adaptive mode trains on by default (scx_mlb --window). */
+#define MLB_WINDOW_DEFAULT 20000
+#define MLB_STR(x)	   #x
+#define MLB_XSTR(x)	   MLB_STR(x) /* a macro's value as a string literal */
+
+/* mlb_collect_defaults - no file, 65536 pending, window MLB_WINDOW_DEFAULT, sync 1 s, outcome
+ * labels. */
 void mlb_collect_defaults(struct mlb_collect_opts *o);
 
 /* Counters, cumulative since mlb_collector_new() except the two gauges at the end. */

@@ -91,7 +91,7 @@ static struct env {
     .explore_ppm = 20000,
     .horizon_ms = 50,
     .bounce_ms = 50,
-    .window = 20000,
+    .window = MLB_WINDOW_DEFAULT,
 };
 
 static volatile sig_atomic_t exiting;
@@ -196,7 +196,8 @@ static const struct argp_option opts[] = {
     {"min-samples", OPT_MIN_SAMPLES, "N", 0,
      "Adaptive: no training below N samples (20-10000000, default 300)"},
     {"window", OPT_WINDOW, "N", 0,
-     "Adaptive: train on the last N samples (100-10000000, default 20000)"},
+     "Adaptive: train on the last N samples (100-10000000, default " MLB_XSTR(
+	 MLB_WINDOW_DEFAULT) ")"},
     {"allow-writable-model", OPT_ALLOW_WRITABLE, NULL, 0,
      "Accept a model file that is group- or world-writable"},
     {"duration", OPT_DURATION, "SEC", 0, "Detach and exit after SEC seconds (0 = never)"},
