@@ -36,6 +36,9 @@ ncpu=$(nproc)
 logs=$MLB_OUT/logs
 mkdir -p "$logs" "$MLB_OUT/lat"
 MLB_LOG=$logs/scx_mlb.log
+# scx_mlb writes its log itself (mlb_start): a tee copying it to the console would be a task
+# that only scx_mlb's turns have (it moved ~70 times per full build, make bench-trace).
+MLB_LOG_ONLY=1
 csv=$MLB_OUT/results.csv
 work=$(mktemp -d /tmp/mlb-bench.XXXXXX)
 trap 'mlb_kill; rm -rf "$work"' EXIT

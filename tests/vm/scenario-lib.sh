@@ -36,11 +36,21 @@ need_mlb() {
 }
 
 # mlb_start ARGS...: start scx_mlb in the background; its output goes to the console and
-# $MLB_LOG. Monitor mode so that it gets default SIGINT handling like from a terminal.
+# $MLB_LOG (with MLB_LOG_ONLY=1 to $MLB_LOG alone, without tee: a benchmark then measures
+# no helper task beside the scheduler). Monitor mode so that it gets default SIGINT handling
+# like from a terminal.
 mlb_start() {
 	need_mlb
 	: >"$MLB_LOG"
 	note "starting: $MLB_BIN $*"
+	if [ "${MLB_LOG_ONLY:-0}" = 1 ]; then
+		MLB_TEE_PID="" MLB_FIFO=""
+		set -m
+		stdbuf -oL -eL "$MLB_BIN" "$@" >>"$MLB_LOG" 2>&1 &
+		MLB_PID=$!
+		set +m
+		return 0
+	fi
 	# tee reads a FIFO (not a process substitution) so that its PID is known: mlb_log_drain
 	# waits for it to copy the last lines.
 	MLB_FIFO=$(mktemp -u /tmp/mlb-out.XXXXXX)
