@@ -92,7 +92,7 @@ $(B)/mlb-docs: tools/mlb-docs.c include/mlb/intf.h
 	$(CC) $(CFLAGS) -o $@ $<
 
 docs: $(B)/mlb-docs
-	@for t in features stats; do \
+	@for t in features stats work; do \
 		$(B)/mlb-docs $$t >$(B)/docs-$$t.md && \
 		awk -v b="<!-- $$t:begin -->" -v e="<!-- $$t:end -->" -v f=$(B)/docs-$$t.md \
 			'$$0 == e { skip = 0 } !skip { print } $$0 == b { while ((getline l < f) > 0) print l; skip = 1 }' \

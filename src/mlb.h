@@ -68,4 +68,11 @@ void mlb_stats_print(FILE *out, const struct mlb_stats_snap *prev, const struct 
 		     const struct mlb_dom_stat *doms, u32 nr_doms, s64 nr_tasks, s64 nr_task_ctxs,
 		     const char *extra);
 
+/* mlb_work_read - sum the per-CPU work map @fd (struct mlb_work) over @nr_cpus CPUs. */
+int mlb_work_read(int fd, u32 nr_cpus, struct mlb_work *sum);
+
+/* mlb_work_print - the `work` line: every callback's counters (totals since attach) and the
+ * balancer's time, at @t seconds since attach. */
+void mlb_work_print(FILE *out, double t, const struct mlb_work *w);
+
 #endif /* __MLB_H */

@@ -634,12 +634,13 @@ static int run_once(struct loop *lp, bool *restart)
 {
 	static struct mlb_topo topo;
 	struct mlb_stats_snap prev = {}, cur = {}, tick = {};
+	static struct mlb_work wk;
 	struct scx_mlb *skel = NULL;
 	struct bpf_link *link = NULL;
 	struct ring_buffer *rb = NULL, *rb_out = NULL;
 	double t0, next_stats, next_tick;
 	char errbuf[256], extra[512];
-	int err, stats_fd;
+	int err, stats_fd, work_fd;
 
 	*restart = false;
 	if (mlb_topo_read(env.sysfs, &topo, errbuf, sizeof(errbuf))) {
@@ -718,6 +719,7 @@ static int run_once(struct loop *lp, bool *restart)
 	fflush(stdout);
 
 	stats_fd = bpf_map__fd(skel->maps.stats);
+	work_fd = bpf_map__fd(skel->maps.work);
 	t0 = now_sec();
 	next_stats = t0 + env.stats_sec;
 	next_tick = t0 + 1;
@@ -770,6 +772,8 @@ static int run_once(struct loop *lp, bool *restart)
 						topo.nr_doms, skel->bss->nr_tasks,
 						skel->bss->nr_task_ctxs, extra);
 				prev = cur;
+				if (!mlb_work_read(work_fd, libbpf_num_possible_cpus(), &wk))
+					mlb_work_print(stdout, cur.t, &wk);
 			}
 			next_stats += env.stats_sec;
 		}

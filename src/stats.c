@@ -57,3 +57,47 @@ void mlb_stats_print(FILE *out, const struct mlb_stats_snap *prev, const struct 
 	fprintf(out, "%s\n", extra ? extra : "");
 	fflush(out);
 }
+
+int mlb_work_read(int fd, u32 nr_cpus, struct mlb_work *sum)
+{
+	struct mlb_work *vals = calloc(nr_cpus, sizeof(*vals));
+	u32 key = 0;
+
+	if (!vals)
+		return -1;
+	memset(sum, 0, sizeof(*sum));
+	if (bpf_map_lookup_elem(fd, &key, vals)) {
+		free(vals);
+		return -1;
+	}
+	for (u32 c = 0; c < nr_cpus; c++) {
+		sum->bal_ns += vals[c].bal_ns;
+		for (u32 cb = 0; cb < MLB_NR_WORK_CBS; cb++)
+			for (u32 k = 0; k < MLB_NR_WORK_KINDS; k++)
+				sum->n[cb][k] += vals[c].n[cb][k];
+	}
+	free(vals);
+	return 0;
+}
+
+static const char *const work_cbs[MLB_NR_WORK_CBS] = {
+#define MLB_X_WCB(e, name) [MLB_WCB_##e] = name,
+    MLB_WORK_CBS(MLB_X_WCB)
+#undef MLB_X_WCB
+};
+static const char *const work_kinds[MLB_NR_WORK_KINDS] = {
+#define MLB_X_WK(e, name, doc) [MLB_WK_##e] = name,
+    MLB_WORK_KINDS(MLB_X_WK)
+#undef MLB_X_WK
+};
+
+void mlb_work_print(FILE *out, double t, const struct mlb_work *w)
+{
+	fprintf(out, "work t=%.1f", t);
+	for (u32 cb = 0; cb < MLB_NR_WORK_CBS; cb++)
+		for (u32 k = 0; k < MLB_NR_WORK_KINDS; k++)
+			fprintf(out, " %s_%s=%llu", work_cbs[cb], work_kinds[k],
+				(unsigned long long)w->n[cb][k]);
+	fprintf(out, " balance_round_ns=%llu\n", (unsigned long long)w->bal_ns);
+	fflush(out);
+}

@@ -5,7 +5,7 @@
  * (MLB_STATS). `make docs` puts them between the README's markers; unit/docs-sync fails
  * when the README differs, so the documentation cannot drift from the code.
  *
- *   mlb-docs features|stats|stat-keys
+ *   mlb-docs features|stats|work|stat-keys
  *
  * stat-keys prints the counters' keys alone, one per line in enum order (line N is index
  * N - 1 of the BPF `stats` map): bench/workloads.sh reads the map with bpftool by it.
@@ -33,6 +33,19 @@ static const struct {
 #define MLB_X_S(e, k, d) {k, d},
     MLB_STATS(MLB_X_S)
 #undef MLB_X_S
+};
+
+static const char *const work_cbs[] = {
+#define MLB_X_WCB(e, name) name,
+    MLB_WORK_CBS(MLB_X_WCB)
+#undef MLB_X_WCB
+};
+static const struct {
+	const char *kind, *doc;
+} work_kinds[] = {
+#define MLB_X_WK(e, k, d) {k, d},
+    MLB_WORK_KINDS(MLB_X_WK)
+#undef MLB_X_WK
 };
 
 /* The loader's own keys, before the counters (src/stats.c) and after them (src/scx_mlb.c). */
@@ -74,11 +87,23 @@ int main(int argc, char **argv)
 			printf("| %s | %s |\n", tail_keys[i][0], tail_keys[i][1]);
 		return 0;
 	}
+	if (argc == 2 && !strcmp(argv[1], "work")) {
+		printf("| key | meaning |\n|---|---|\n| t | seconds since attach |\n");
+		for (i = 0; i < sizeof(work_kinds) / sizeof(work_kinds[0]); i++) {
+			printf("| <callback>_%s | %s |\n", work_kinds[i].kind, work_kinds[i].doc);
+		}
+		printf("| balance_round_ns | time inside the balancer's timer callback |\n\n");
+		printf("Callbacks:");
+		for (i = 0; i < sizeof(work_cbs) / sizeof(work_cbs[0]); i++)
+			printf(" `%s`", work_cbs[i]);
+		printf(".\n");
+		return 0;
+	}
 	if (argc == 2 && !strcmp(argv[1], "stat-keys")) {
 		for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
 			printf("%s\n", counters[i].key);
 		return 0;
 	}
-	fprintf(stderr, "usage: mlb-docs features|stats|stat-keys\n");
+	fprintf(stderr, "usage: mlb-docs features|stats|work|stat-keys\n");
 	return 2;
 }

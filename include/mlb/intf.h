@@ -248,6 +248,50 @@ enum mlb_stat {
 	    MLB_NR_STATS,
 };
 
+/*
+ * Work per call, counted by the scheduler itself in the per-CPU `work` map (one struct per
+ * CPU): for each hot callback and the balancer's timer round, the calls and what they looked
+ * at. Deterministic for a given machine shape and load, unlike time, so it is what shows how
+ * the cost grows with CPUs and domains (docs/scaling.md). User space sums the CPUs and prints
+ * one `work` line beside each stats line: <callback>_<kind>=N, and balance_round_ns.
+ * X(ENUM, "callback") and X(ENUM, "kind", "what it counts").
+ */
+#define MLB_WORK_CBS(X)                                                                            \
+	X(SELECT, "select_cpu")                                                                    \
+	X(ENQUEUE, "enqueue")                                                                      \
+	X(DISPATCH, "dispatch")                                                                    \
+	X(TICK, "tick")                                                                            \
+	X(RUNNING, "running")                                                                      \
+	X(STOPPING, "stopping")                                                                    \
+	X(BALANCE, "balance_round")
+#define MLB_WORK_KINDS(X)                                                                          \
+	X(CALLS, "calls", "calls (timer rounds for balance_round)")                                \
+	X(CPUS, "cpus", "CPUs scanned: read a CPU's idle state or expected wait")                  \
+	X(TASKS, "tasks", "queued tasks walked in a queue iterator")                               \
+	X(DOMS, "doms", "domains visited: a domain's load, queue count or cpumask read")           \
+	X(DECIDE, "decisions", "seam decisions (a heuristic or model run each)")
+
+enum mlb_work_cb {
+#define MLB_X_WCB(e, name) MLB_WCB_##e,
+	MLB_WORK_CBS(MLB_X_WCB)
+#undef MLB_X_WCB
+	    MLB_NR_WORK_CBS,
+};
+enum mlb_work_kind {
+#define MLB_X_WK(e, name, doc) MLB_WK_##e,
+	MLB_WORK_KINDS(MLB_X_WK)
+#undef MLB_X_WK
+	    MLB_NR_WORK_KINDS,
+};
+
+/* One CPU's slot of the `work` map. cur: the callback running on this CPU now (set at its
+ * entry; callbacks do not nest on a CPU), to which the helpers' work is added. */
+struct mlb_work {
+	u64 cur;
+	u64 bal_ns; /* time inside the balancer's timer callback (it has no run_cnt) */
+	u64 n[MLB_NR_WORK_CBS][MLB_NR_WORK_KINDS];
+};
+
 /* Migration classes and topology levels: MLB_STAT_MIGR_<CLASS>_<LEVEL> is
  * MLB_STAT_MIGR_CHOSEN_CORE + class * MLB_NR_LEVELS + level. */
 enum mlb_migr_class { MLB_MIGR_CHOSEN, MLB_MIGR_FORCED, MLB_MIGR_UNCHOSEN };
@@ -284,6 +328,7 @@ MLB_ASSERT(MLB_NR_FEATURES >= 15, "the design asks for at least 15 features");
 MLB_ASSERT(MLB_NR_FEATURES <= 32, "the network takes at most 32 inputs");
 MLB_ASSERT(sizeof(struct mlb_features) == 4 * MLB_NR_FEATURES, "features are packed s32");
 MLB_ASSERT(sizeof(struct mlb_dom_stat) == 24, "dom stat layout");
+MLB_ASSERT(sizeof(struct mlb_work) == 8 * (2 + MLB_NR_WORK_CBS * MLB_NR_WORK_KINDS), "work layout");
 MLB_ASSERT(sizeof(struct mlb_exit_info) == 16 + MLB_EXIT_REASON_LEN + MLB_EXIT_MSG_LEN,
 	   "exit info layout");
 MLB_ASSERT(MLB_MAX_CPUS % 64 == 0, "cpumask words");

@@ -45,6 +45,8 @@ __noinline u32 mlb_least_wait_cpu(u32 dom)
 		}
 		cpu = cpu_next_in_dom[IDX(cpu, MLB_MAX_CPUS)];
 	}
+	work_add(MLB_WK_DOMS, 1);
+	work_add(MLB_WK_CPUS, i);
 	return best;
 }
 
@@ -108,6 +110,7 @@ __noinline int mlb_balance_pair(u32 src, u32 dst)
 	}
 	bpf_iter_scx_dsq_destroy(&it);
 	bpf_rcu_read_unlock();
+	work_add(MLB_WK_TASKS, seen);
 	return moved;
 }
 
@@ -115,7 +118,7 @@ __noinline int mlb_balance_pair(u32 src, u32 dst)
 static void find_extremes(s32 node, u32 *busiest, u32 *idlest)
 {
 	u64 hi = 0, lo = ~0ULL;
-	u32 i;
+	u32 i, visited = 0;
 
 	*busiest = *idlest = MLB_MAX_DOMS;
 	bpf_for(i, 0, nr_doms)
@@ -124,6 +127,7 @@ static void find_extremes(s32 node, u32 *busiest, u32 *idlest)
 
 		if (node >= 0 && node_of_dom(i) != (u32)node)
 			continue;
+		visited++;
 		l = dom_load_per_cpu(i);
 		if (l >= hi) {
 			hi = l;
@@ -134,6 +138,7 @@ static void find_extremes(s32 node, u32 *busiest, u32 *idlest)
 			*idlest = i;
 		}
 	}
+	work_add(MLB_WK_DOMS, visited);
 }
 
 /* Smooth every domain's load and publish the per-domain stats. */
@@ -158,6 +163,7 @@ static void update_dom_loads(void)
 		dom_stats[IDX(i, MLB_MAX_DOMS)].nr_cpus = dom_cpu_count(i);
 		dom_stats[IDX(i, MLB_MAX_DOMS)].avg_wait_ns = d->avg_wait_ns;
 	}
+	work_add(MLB_WK_DOMS, nr_doms);
 }
 
 /* Balance one pair if it is imbalanced beyond @pct; returns tasks moved. */
@@ -179,8 +185,11 @@ static u32 balance_if_needed(u32 src, u32 dst, u32 pct)
 
 static int balance_timerfn(void *map, int *key, struct bpf_timer *timer)
 {
+	u64 t0 = bpf_ktime_get_ns();
+	struct mlb_work *w;
 	u32 busiest, idlest, n;
 
+	work_begin(MLB_WCB_BALANCE);
 	stat_inc(MLB_STAT_BAL_ROUNDS);
 	update_dom_loads();
 
@@ -196,6 +205,11 @@ static int balance_timerfn(void *map, int *key, struct bpf_timer *timer)
 		balance_if_needed(busiest, idlest, imbal_pct);
 	}
 
+	w = work_here();
+	if (w) {
+		w->bal_ns += bpf_ktime_get_ns() - t0;
+		w->cur = MLB_NR_WORK_CBS; /* no callback: work outside one is not charged */
+	}
 	bpf_timer_start(timer, balance_interval_ns, 0);
 	return 0;
 }

@@ -178,6 +178,14 @@ struct {
 	__type(value, u64);
 } stats SEC(".maps");
 
+/* Work per call (struct mlb_work in include/mlb/intf.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct mlb_work);
+} work SEC(".maps");
+
 /* ---- small helpers ------------------------------------------------------------------- */
 
 static void stat_inc(u32 idx)
@@ -186,6 +194,37 @@ static void stat_inc(u32 idx)
 
 	if (cnt)
 		(*cnt)++;
+}
+
+static struct mlb_work *work_here(void)
+{
+	u32 key = 0;
+
+	return bpf_map_lookup_elem(&work, &key);
+}
+
+/* Callback @cb starts on this CPU: count the call, and charge the helpers' work to it. */
+static void work_begin(u32 cb)
+{
+	struct mlb_work *w = work_here();
+
+	if (w && cb < MLB_NR_WORK_CBS) {
+		w->cur = cb;
+		w->n[cb][MLB_WK_CALLS]++;
+	}
+}
+
+/* @n units of work of kind @kind, charged to the callback running on this CPU. */
+static void work_add(u32 kind, u64 n)
+{
+	struct mlb_work *w = work_here();
+	u64 cb;
+
+	if (!w || kind >= MLB_NR_WORK_KINDS)
+		return;
+	cb = w->cur;
+	if (cb < MLB_NR_WORK_CBS)
+		w->n[cb][kind] += n;
 }
 
 static struct task_ctx *lookup_task_ctx(struct task_struct *p)

@@ -58,6 +58,8 @@ static void scan_dom(struct task_struct *p, u32 dom, u32 ref, u64 now, struct do
 	}
 	scx_bpf_put_idle_cpumask(idle);
 	scx_bpf_put_idle_cpumask(smt);
+	work_add(MLB_WK_DOMS, 1);
+	work_add(MLB_WK_CPUS, i);
 }
 
 /* The preferred idle CPU of a scan: the sibling, a whole idle core, any idle; or NO_CPU. */
@@ -77,7 +79,7 @@ static u32 peek_idle_outside(struct task_struct *p, u32 dom, bool same_node)
 {
 	const struct cpumask *idle = scx_bpf_get_idle_cpumask();
 	struct bpf_cpumask *tmp = scratch();
-	u32 node = node_of_dom(dom), i, cpu, found = NO_CPU;
+	u32 node = node_of_dom(dom), i, cpu, found = NO_CPU, visited = 0;
 
 	if (!tmp)
 		goto out;
@@ -87,6 +89,7 @@ static u32 peek_idle_outside(struct task_struct *p, u32 dom, bool same_node)
 
 		if (i == dom || (node_of_dom(i) == node) != same_node)
 			continue;
+		visited++;
 		m = dom_mask(i);
 		if (!m)
 			continue;
@@ -99,6 +102,7 @@ static u32 peek_idle_outside(struct task_struct *p, u32 dom, bool same_node)
 	}
 out:
 	scx_bpf_put_idle_cpumask(idle);
+	work_add(MLB_WK_DOMS, visited);
 	return found;
 }
 
@@ -132,6 +136,7 @@ s32 BPF_STRUCT_OPS(mlb_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake
 	struct dom_scan s;
 	u64 now;
 
+	work_begin(MLB_WCB_SELECT);
 	if (!tctx || task_pinned(p) || !cpu_valid(prev))
 		return prev_cpu;
 	tctx->waker_cpu = bpf_get_smp_processor_id();
@@ -225,6 +230,7 @@ void BPF_STRUCT_OPS(mlb_enqueue, struct task_struct *p, u64 enq_flags)
 	struct dom_scan s;
 	u64 vtime, now;
 
+	work_begin(MLB_WCB_ENQUEUE);
 	if (!tctx || !cpu_valid(cpu)) {
 		stat_inc(MLB_STAT_ENQ_LOCAL);
 		mlb_insert(p, SCX_DSQ_LOCAL, task_slice(p), enq_flags);
@@ -314,6 +320,7 @@ __noinline int mlb_try_pull(u32 cpu, u32 victim)
 		seam_abandon(tctx);
 	}
 	bpf_iter_scx_dsq_destroy(&it);
+	work_add(MLB_WK_TASKS, seen);
 	return moved;
 }
 
@@ -344,6 +351,8 @@ __noinline u32 mlb_busiest_cpu_in(u32 dom, u32 self)
 		}
 		cpu = cpu_next_in_dom[IDX(cpu, MLB_MAX_CPUS)];
 	}
+	work_add(MLB_WK_DOMS, 1);
+	work_add(MLB_WK_CPUS, i);
 	return best;
 }
 
@@ -351,7 +360,7 @@ __noinline u32 mlb_busiest_cpu_in(u32 dom, u32 self)
  * the most queued tasks per CPU, or MLB_MAX_DOMS when none has any. */
 static u32 busiest_dom(u32 dom, bool same_node)
 {
-	u32 node = node_of_dom(dom), best = MLB_MAX_DOMS, i;
+	u32 node = node_of_dom(dom), best = MLB_MAX_DOMS, i, visited = 0;
 	u64 best_q = 0;
 
 	bpf_for(i, 0, nr_doms)
@@ -361,6 +370,7 @@ static u32 busiest_dom(u32 dom, bool same_node)
 
 		if (i == dom || (node_of_dom(i) == node) != same_node)
 			continue;
+		visited++;
 		d = lookup_dom(i);
 		if (!d || d->nr_queued <= 0)
 			continue;
@@ -370,6 +380,7 @@ static u32 busiest_dom(u32 dom, bool same_node)
 			best = i;
 		}
 	}
+	work_add(MLB_WK_DOMS, visited);
 	return best;
 }
 
@@ -401,6 +412,7 @@ static void idle_pull(u32 cpu)
 
 void BPF_STRUCT_OPS(mlb_dispatch, s32 cpu, struct task_struct *prev)
 {
+	work_begin(MLB_WCB_DISPATCH);
 	/*
 	 * If prev is still runnable with slice left, the kernel keeps running it: a task
 	 * fetched now would wait behind it in the local queue, invisible to idle CPUs and to
@@ -426,7 +438,7 @@ void BPF_STRUCT_OPS(mlb_dispatch, s32 cpu, struct task_struct *prev)
 static u32 idle_cpu_near(u32 cpu)
 {
 	const struct cpumask *idle = scx_bpf_get_idle_cpumask();
-	u32 dom = dom_of_cpu(cpu), node = node_of_dom(dom), found = NO_CPU, i, c;
+	u32 dom = dom_of_cpu(cpu), node = node_of_dom(dom), found = NO_CPU, i, c, visited = 0;
 
 	bpf_for(i, 0, nr_doms)
 	{
@@ -436,6 +448,7 @@ static u32 idle_cpu_near(u32 cpu)
 
 		if (node_of_dom(d) != node)
 			continue;
+		visited++;
 		m = dom_mask(d);
 		if (!m)
 			continue;
@@ -446,6 +459,7 @@ static u32 idle_cpu_near(u32 cpu)
 		}
 	}
 	scx_bpf_put_idle_cpumask(idle);
+	work_add(MLB_WK_DOMS, visited);
 	return found;
 }
 
@@ -466,6 +480,7 @@ void BPF_STRUCT_OPS(mlb_tick, struct task_struct *p)
 	u64 now, target, ran, allowed;
 	struct cpu_ctx *c;
 
+	work_begin(MLB_WCB_TICK);
 	if (!tctx || !tctx->running_at || !cpu_valid(cpu))
 		return;
 	n = scx_bpf_dsq_nr_queued(cpu);

@@ -136,6 +136,7 @@ void BPF_STRUCT_OPS(mlb_running, struct task_struct *p)
 	u64 now = bpf_ktime_get_ns(), slice;
 	struct cpu_ctx *c;
 
+	work_begin(MLB_WCB_RUNNING);
 	if (!tctx || !cpu_valid(cpu))
 		return;
 	account_migration(p, tctx, cpu, now);
@@ -175,6 +176,7 @@ void BPF_STRUCT_OPS(mlb_stopping, struct task_struct *p, bool runnable)
 	u64 now = bpf_ktime_get_ns(), ran, slice, weight = p->scx.weight ?: 1;
 	struct cpu_ctx *c;
 
+	work_begin(MLB_WCB_STOPPING);
 	if (!tctx || !tctx->running_at)
 		return;
 	c = lookup_cpu(scx_bpf_task_cpu(p));

@@ -282,6 +282,7 @@ static bool decide_move(struct task_struct *p, struct task_ctx *tctx, const stru
 
 	if (!r)
 		return false;
+	work_add(MLB_WK_DECIDE, 1);
 	fill_features(&r->f, p, tctx, mv, now);
 	r->heuristic = mlb_heuristic_decide(&r->f, &heur_params);
 	r->ts_ns = now;

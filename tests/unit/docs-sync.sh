@@ -7,7 +7,7 @@ cd "$(dirname "$0")/../.."
 gen=build/mlb-docs
 [ -x "$gen" ] || { echo "not built: $gen"; exit 1; }
 fails=0
-for t in features stats; do
+for t in features stats work; do
 	want=$("$gen" $t) || { echo "FAIL: mlb-docs $t"; fails=$((fails + 1)); continue; }
 	have=$(awk -v b="<!-- $t:begin -->" -v e="<!-- $t:end -->" '$0 == e { f = 0 } f { print } $0 == b { f = 1 }' README.md)
 	[ -n "$have" ] || { echo "FAIL: README.md has no $t table between its markers"; fails=$((fails + 1)); continue; }
