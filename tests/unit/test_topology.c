@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * unit/topology: domain discovery from fake sysfs trees (2 nodes x 2 LLCs with an offline
- * CPU and a gap in the ids; no NUMA or cache information; malformed lists), and the CPU
- * list parser/formatter.
+ * CPU and a gap in the ids; no NUMA or cache information; malformed lists; the limits
+ * exactly, MLB_MAX_CPUS CPUs in MLB_MAX_DOMS LLCs on 8 and on MLB_MAX_NODES nodes, and one
+ * over each), and the CPU list parser/formatter.
  */
 #include <assert.h>
+#include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,18 +19,28 @@
 
 static char root[256];
 
+/* Write @text to the file named by @fmt, making its directories when they are missing
+ * (mkdir -p without a shell: the trees at the limits have thousands of files). */
 static void put(const char *text, const char *fmt, ...)
 {
-	char path[512], cmd[600];
+	char path[512];
 	va_list ap;
 	FILE *f;
 
 	va_start(ap, fmt);
 	vsnprintf(path, sizeof(path), fmt, ap);
 	va_end(ap);
-	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
-	assert(system(cmd) == 0);
 	f = fopen(path, "w");
+	for (char *s = strchr(path + 1, '/'); !f && s; s = strchr(s + 1, '/')) {
+		int r;
+
+		*s = '\0';
+		r = mkdir(path, 0755);
+		assert(!r || errno == EEXIST);
+		*s = '/';
+	}
+	if (!f)
+		f = fopen(path, "w");
 	assert(f);
 	fputs(text, f);
 	fclose(f);
@@ -170,6 +183,261 @@ static void test_too_many_doms(void)
 	CHECK(mlb_topo_read(root, &t, err, sizeof(err)) == -1 && strstr(err, "domains"));
 }
 
+/*
+ * The limits exactly: MLB_MAX_CPUS CPUs, MLB_MAX_DOMS LLCs of 4 cores with 2 SMT threads
+ * each, the siblings numbered n and n + 256 as x86 does, on @nodes nodes. Core k (CPUs k
+ * and k + 256) is in LLC k / 4, LLCs in order over the nodes; with @spread the cores are
+ * dealt out round-robin instead, core k on node k % nodes and in LLC k % 64, as two-socket
+ * machines that alternate sockets number them: consecutive CPUs are then in different
+ * domains and nodes, so the test checks the mapping, not the counting.
+ */
+struct layout {
+	int nodes;
+	bool spread;
+};
+
+#define NR_CORES (MLB_MAX_CPUS / 2)
+MLB_ASSERT(MLB_MAX_CPUS == 512 && MLB_MAX_DOMS == 64 && MLB_MAX_NODES == 16,
+	   "the layouts below and the values they spell out");
+
+/* Domains are numbered in the order of their lowest CPU, which here is the LLC number. */
+static int lay_dom(const struct layout *l, int cpu)
+{
+	int core = cpu % NR_CORES;
+
+	return l->spread ? core % MLB_MAX_DOMS : core / 4;
+}
+
+static int lay_dom_node(const struct layout *l, int dom)
+{
+	return l->spread ? dom % l->nodes : dom / (MLB_MAX_DOMS / l->nodes);
+}
+
+static int lay_dist(int i, int j)
+{
+	return i == j ? 10 : 20 + 2 * abs(i - j);
+}
+
+/* The CPUs of domain @dom, or with @dom < 0 of node @node. */
+static void lay_mask(const struct layout *l, int dom, int node, u64 *m)
+{
+	memset(m, 0, MLB_CPUMASK_WORDS * sizeof(*m));
+	for (int c = 0; c < MLB_MAX_CPUS; c++)
+		if (dom >= 0 ? lay_dom(l, c) == dom : lay_dom_node(l, lay_dom(l, c)) == node)
+			m[c / 64] |= 1ULL << (c % 64);
+}
+
+static const char *lay_list(const struct layout *l, int dom, int node, char *buf, size_t len)
+{
+	u64 m[MLB_CPUMASK_WORDS];
+
+	lay_mask(l, dom, node, m);
+	mlb_format_cpulist(m, MLB_CPUMASK_WORDS, buf, len - 1);
+	strcat(buf, "\n");
+	return buf;
+}
+
+static void put_node(const struct layout *l, int node)
+{
+	char list[2048];
+
+	put(lay_list(l, -1, node, list, sizeof(list)), "%s/devices/system/node/node%d/cpulist",
+	    root, node);
+}
+
+static void put_llc(const struct layout *l, int cpu)
+{
+	char list[2048];
+
+	put(lay_list(l, lay_dom(l, cpu), -1, list, sizeof(list)),
+	    "%s/devices/system/cpu/cpu%d/cache/index3/shared_cpu_list", root, cpu);
+}
+
+static void put_cpus(int nr)
+{
+	char list[32];
+
+	snprintf(list, sizeof(list), "0-%d\n", nr - 1);
+	put(list, "%s/devices/system/cpu/possible", root);
+	put(list, "%s/devices/system/cpu/online", root);
+}
+
+static void build_max(const struct layout *l)
+{
+	char buf[256];
+
+	put_cpus(MLB_MAX_CPUS);
+	for (int n = 0; n < l->nodes; n++) {
+		int off = 0;
+
+		put_node(l, n);
+		for (int j = 0; j < l->nodes; j++)
+			off += snprintf(buf + off, sizeof(buf) - off, "%s%d", j ? " " : "",
+					lay_dist(n, j));
+		strcat(buf, "\n");
+		put(buf, "%s/devices/system/node/node%d/distance", root, n);
+	}
+	for (int c = 0; c < MLB_MAX_CPUS; c++) {
+		int core = c % NR_CORES;
+
+		snprintf(buf, sizeof(buf), "%d,%d\n", core, core + NR_CORES);
+		cache(c, 0, 1, buf); /* L1 per core: the L3 must win */
+		put("3\n", "%s/devices/system/cpu/cpu%d/cache/index3/level", root, c);
+		put_llc(l, c);
+		put(buf, "%s/devices/system/cpu/cpu%d/topology/thread_siblings_list", root, c);
+	}
+}
+
+/* Every CPU's domain, core and place in its domain's list, every domain's node, CPUs and
+ * first CPU, every distance: all as build_max() laid them out. */
+static void check_max(const struct layout *l, const struct mlb_topo *t)
+{
+	u64 m[MLB_CPUMASK_WORDS];
+	char *text = NULL, want[64];
+	size_t len = 0;
+	FILE *out;
+
+	CHECK(t->nr_cpu_ids == MLB_MAX_CPUS && t->nr_online == MLB_MAX_CPUS);
+	CHECK(t->nr_doms == MLB_MAX_DOMS && t->nr_nodes == (u32)l->nodes);
+	for (int c = 0; c < MLB_MAX_CPUS; c++) {
+		int before = failures;
+		u32 next = (u32)-1;
+
+		for (int n = c + 1; n < MLB_MAX_CPUS && next == (u32)-1; n++)
+			if (lay_dom(l, n) == lay_dom(l, c))
+				next = n;
+		CHECK(t->cpu_dom[c] == lay_dom(l, c));
+		CHECK(t->cpu_next_in_dom[c] == next);
+		CHECK(t->cpu_core[c] == (u32)(c % NR_CORES));
+		CHECK(t->cpu_capacity_scaled[c] == 1024);
+		if (failures > before)
+			fprintf(stderr, "  cpu %d: dom %d next %d core %u, laid out %d %d %d\n", c,
+				t->cpu_dom[c], (int)t->cpu_next_in_dom[c], t->cpu_core[c],
+				lay_dom(l, c), (int)next, c % NR_CORES);
+	}
+	for (int d = 0; d < MLB_MAX_DOMS; d++) {
+		int before = failures, first = 0;
+
+		while (lay_dom(l, first) != d)
+			first++;
+		lay_mask(l, d, -1, m);
+		CHECK(t->dom_node[d] == (u32)lay_dom_node(l, d));
+		CHECK(t->dom_nr_cpus[d] == MLB_MAX_CPUS / MLB_MAX_DOMS);
+		CHECK(t->dom_first_cpu[d] == (u32)first);
+		CHECK(!memcmp(t->dom_cpus[d], m, sizeof(m)));
+		CHECK(t->dom_capacity[d] == 1024);
+		if (failures > before)
+			fprintf(stderr,
+				"  dom %d: node %u, %u cpus from %d, laid out %d, %d from %d\n", d,
+				t->dom_node[d], t->dom_nr_cpus[d], (int)t->dom_first_cpu[d],
+				lay_dom_node(l, d), MLB_MAX_CPUS / MLB_MAX_DOMS, first);
+	}
+	for (int i = 0; i < l->nodes; i++)
+		for (int j = 0; j < l->nodes; j++)
+			CHECK(t->node_dist[i][j] == lay_dist(i, j));
+
+	/* the startup line the guest's vm/numa-topology reads */
+	out = open_memstream(&text, &len);
+	assert(out);
+	mlb_topo_print(t, out);
+	fclose(out);
+	snprintf(want, sizeof(want), "%d domains on %d nodes, %d cpus\n", MLB_MAX_DOMS, l->nodes,
+		 MLB_MAX_CPUS);
+	CHECK(strstr(text, want));
+	free(text);
+}
+
+/* @why is refused, with a one-line reason naming @what. */
+static void check_refused(const char *why, const char *what)
+{
+	struct mlb_topo t;
+	char err[256] = "";
+	int before = failures;
+
+	CHECK(mlb_topo_read(root, &t, err, sizeof(err)) == -1);
+	CHECK(err[0] && !strchr(err, '\n') && strstr(err, what));
+	if (failures > before)
+		fprintf(stderr, "  %s: expected a refusal naming \"%s\", got \"%s\"\n", why, what,
+			err);
+}
+
+/*
+ * 8 nodes x 8 LLCs x 4 cores x 2 threads, LLCs of consecutive cores, then one over each
+ * limit: 513 CPUs, a 65th LLC, a 65th domain made by a node splitting an LLC. Afterwards
+ * the tree, restored, reads as before: a refusal leaves nothing behind.
+ */
+static void test_max_8_nodes(void)
+{
+	static struct mlb_topo t, again;
+	const struct layout l = {.nodes = 8};
+	char err[256] = "";
+
+	snprintf(root, sizeof(root), "/tmp/mlb-topo-%d/e", getpid());
+	build_max(&l);
+	CHECK(mlb_topo_read(root, &t, err, sizeof(err)) == 0);
+	if (err[0])
+		fprintf(stderr, "  error: %s\n", err);
+	check_max(&l, &t);
+	/* the ends and the seams, spelled out */
+	CHECK(t.cpu_dom[0] == 0 && t.cpu_dom[3] == 0 && t.cpu_dom[4] == 1);
+	CHECK(t.cpu_dom[256] == 0 && t.cpu_dom[259] == 0 && t.cpu_dom[260] == 1);
+	CHECK(t.cpu_dom[255] == 63 && t.cpu_dom[511] == 63 && t.dom_node[63] == 7);
+	CHECK(t.dom_node[7] == 0 && t.dom_node[8] == 1 && t.dom_node[56] == 7);
+	CHECK(t.dom_first_cpu[63] == 252 && t.cpu_next_in_dom[255] == 508 &&
+	      t.cpu_next_in_dom[508] == 509 && t.cpu_next_in_dom[511] == (u32)-1);
+	CHECK(t.cpu_next_in_dom[3] == 256 && t.cpu_core[511] == 255 && t.node_dist[0][7] == 34);
+
+	put_cpus(MLB_MAX_CPUS + 1);
+	check_refused("513 CPUs", "512 CPUs");
+	put_cpus(MLB_MAX_CPUS);
+
+	cache(511, 3, 3, "511\n"); /* CPU 511 in an LLC of its own */
+	check_refused("65 LLCs", "more than 64 domains");
+	put_llc(&l, 511);
+
+	put("192-223,448-479,511\n", "%s/devices/system/node/node6/cpulist", root); /* from 7 */
+	put("224-255,480-510\n", "%s/devices/system/node/node7/cpulist", root);
+	check_refused("an LLC on 2 nodes", "more than 64 domains");
+	put_node(&l, 6);
+	put_node(&l, 7);
+
+	CHECK(mlb_topo_read(root, &again, err, sizeof(err)) == 0);
+	CHECK(!memcmp(&t, &again, sizeof(t)));
+}
+
+/* MLB_MAX_NODES nodes x 4 LLCs x 8 CPUs, cores dealt round-robin; then a 17th node. */
+static void test_max_16_nodes(void)
+{
+	static struct mlb_topo t, again;
+	const struct layout l = {.nodes = MLB_MAX_NODES, .spread = true};
+	char err[256] = "", cmd[512];
+
+	snprintf(root, sizeof(root), "/tmp/mlb-topo-%d/f", getpid());
+	build_max(&l);
+	CHECK(mlb_topo_read(root, &t, err, sizeof(err)) == 0);
+	if (err[0])
+		fprintf(stderr, "  error: %s\n", err);
+	check_max(&l, &t);
+	CHECK(t.cpu_dom[0] == 0 && t.cpu_dom[1] == 1 && t.cpu_dom[64] == 0);
+	CHECK(t.cpu_dom[256] == 0 && t.cpu_dom[257] == 1 && t.cpu_dom[511] == 63);
+	CHECK(t.dom_node[1] == 1 && t.dom_node[16] == 0 && t.dom_node[63] == 15);
+	CHECK(t.dom_first_cpu[63] == 63 && t.cpu_next_in_dom[63] == 127 &&
+	      t.cpu_next_in_dom[255] == 319 && t.cpu_next_in_dom[447] == 511);
+
+	/* CPU 511 moves from node 15 to a 17th node */
+	put("15,31,47,63,79,95,111,127,143,159,175,191,207,223,239,255,271,287,303,319,335,351,"
+	    "367,383,399,415,431,447,463,479,495\n",
+	    "%s/devices/system/node/node15/cpulist", root);
+	put("511\n", "%s/devices/system/node/node%d/cpulist", root, MLB_MAX_NODES);
+	check_refused("17 nodes", "more than 16 NUMA nodes");
+	snprintf(cmd, sizeof(cmd), "rm -r %s/devices/system/node/node%d", root, MLB_MAX_NODES);
+	CHECK(system(cmd) == 0);
+	put_node(&l, 15);
+
+	CHECK(mlb_topo_read(root, &again, err, sizeof(err)) == 0);
+	CHECK(!memcmp(&t, &again, sizeof(t)));
+}
+
 int main(void)
 {
 	char cmd[128];
@@ -179,6 +447,8 @@ int main(void)
 	test_flat();
 	test_bad();
 	test_too_many_doms();
+	test_max_8_nodes();
+	test_max_16_nodes();
 	snprintf(cmd, sizeof(cmd), "rm -rf /tmp/mlb-topo-%d", getpid());
 	if (system(cmd))
 		fprintf(stderr, "cleanup failed\n");
