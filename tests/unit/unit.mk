@@ -6,6 +6,9 @@ UNIT_TESTS += $(patsubst tests/unit/test_%.c,$(B)/tests/unit/%,$(UNIT_C))
 
 topology_SRCS := src/topology.c
 
-$(B)/tests/unit/%: tests/unit/test_%.c $(wildcard tests/unit/*.h) $(wildcard include/mlb/*.h) $(wildcard src/*.h) $(wildcard src/ml/*.h)
+# The sources a test links (NAME_SRCS) are prerequisites too: editing src/topology.c rebuilds
+# unit/topology instead of running the stale binary.
+.SECONDEXPANSION:
+$(B)/tests/unit/%: tests/unit/test_%.c $$($$*_SRCS) $(wildcard tests/unit/*.h) $(wildcard include/mlb/*.h) $(wildcard src/*.h) $(wildcard src/ml/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN) -Isrc -o $@ $< $($*_SRCS) $($*_LDLIBS) -lm
