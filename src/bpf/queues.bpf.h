@@ -473,14 +473,13 @@ static u32 idle_cpu_near(u32 cpu)
  * seam still decides, and the wait bound makes sure an idle CPU takes a task that waited
  * too long.
  */
-void BPF_STRUCT_OPS(mlb_tick, struct task_struct *p)
+static void tick(struct task_struct *p)
 {
 	struct task_ctx *tctx = lookup_task_ctx(p);
 	u32 cpu = scx_bpf_task_cpu(p), n, idle;
 	u64 now, target, ran, allowed;
 	struct cpu_ctx *c;
 
-	work_begin(MLB_WCB_TICK);
 	if (!tctx || !tctx->running_at || !cpu_valid(cpu))
 		return;
 	n = scx_bpf_dsq_nr_queued(cpu);
@@ -508,6 +507,20 @@ void BPF_STRUCT_OPS(mlb_tick, struct task_struct *p)
 	c->kick_at = now;
 	stat_inc(MLB_STAT_TICK_KICK);
 	scx_bpf_kick_cpu(idle, SCX_KICK_IDLE);
+}
+
+/* The tick comes in a hard interrupt, which may land inside the balancer's timer callback
+ * (a softirq) on this CPU: the callback's work goes on being charged to it afterwards. */
+void BPF_STRUCT_OPS(mlb_tick, struct task_struct *p)
+{
+	struct mlb_work *w = work_here();
+	u64 prev = w ? w->cur : MLB_NR_WORK_CBS;
+
+	work_begin(MLB_WCB_TICK);
+	tick(p);
+	w = work_here();
+	if (w)
+		w->cur = prev;
 }
 
 /*
