@@ -109,6 +109,7 @@ for i in "${!names[@]}"; do
 	n=${names[$i]}
 	want "$n" "$@" || continue
 	log=$logs/$n.log
+	: >"$log.start"
 	s=$SECONDS
 	${cmds[$i]} >"$log" 2>&1 </dev/null
 	rc=$?
@@ -116,6 +117,9 @@ for i in "${!names[@]}"; do
 	if [ $rc -eq 0 ]; then
 		echo "ok - $n (${dt}s)"
 		pass=$((pass + 1))
+		# key lines a scenario reports (vm/stress-64: scale_*), printed with its result
+		keys=$logs/$n/keys.txt
+		[ -s "$keys" ] && [ "$keys" -nt "$log.start" ] && sed 's/^/# /' "$keys"
 	elif [ $rc -eq 77 ] && skip_allowed "$n"; then
 		echo "ok - $n # SKIP $(tail -n1 "$log")"
 		skip=$((skip + 1))

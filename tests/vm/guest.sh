@@ -2,7 +2,7 @@
 # Boot the test guest (TCG, the Debian sched_ext kernel in build/kernel, the host root mounted
 # read-only over 9p) and run a script or command in it as root.
 #
-#   tests/vm/guest.sh --topo flat4|numa2x2|numa2x2smt [--timeout SEC] [--out DIR] [--stream] [--env NAME=VALUE]...
+#   tests/vm/guest.sh --topo flat4|numa2x2|numa2x2smt|llc8smt|numa4x2smt [--timeout SEC] [--out DIR] [--stream] [--env NAME=VALUE]...
 #                     -- SCRIPT|CMD [ARGS...]
 #
 #   --topo     flat4: 4 vCPUs, 1 socket, 1 LLC, 2 GiB.
@@ -10,6 +10,11 @@
 #              (L3 groups 0-1 2-3 4-5 6-7), 2 x 1 GiB.
 #              numa2x2smt: 16 vCPUs, the same with SMT pairs: 2 nodes (CPUs 0-7, 8-15) x 2
 #              LLCs (0-3 4-7 8-11 12-15) x 2 cores x 2 threads (siblings 0-1, 2-3, ...).
+#              numa4x2smt: 64 vCPUs, 4 nodes (0-15 ... 48-63; distances 20 and 30) x 2 LLCs
+#              (0-7 ... 56-63) x 4 cores x 2 threads, 4 x 1 GiB; single-threaded TCG.
+#              llc8smt: 8 vCPUs, one LLC of numa4x2smt (4 cores x 2 threads), 2 GiB;
+#              single-threaded TCG (the 8-vCPU side of the scale comparison).
+#              MLB_TCG_THREAD=single|multi overrides the TCG threading.
 #   --timeout  seconds the script may run once the guest is up (default 300); then QEMU is
 #              killed and the exit status is 124.
 #   --out DIR  results folder (default: a new build/vm/runs/XXXXXX); shared writable with the
@@ -34,7 +39,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 B=$root/build
 kdir=${MLB_KERNEL_DIR:-$B/kernel}
-topo=flat4 timeout=300 out="" stream=0 envs=()
+topo=flat4 timeout=300 out="" stream=0 envs=() tcg_thread=${MLB_TCG_THREAD:-multi}
 boot_timeout=${MLB_BOOT_TIMEOUT:-60}
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
@@ -71,7 +76,26 @@ numa2x2smt)
 		-numa node,nodeid=0,cpus=0-7,memdev=m0 -numa node,nodeid=1,cpus=8-15,memdev=m1
 		-numa dist,src=0,dst=1,val=20)
 	;;
-*) log "unknown topology '$topo' (flat4|numa2x2|numa2x2smt)"; exit 2 ;;
+llc8smt)
+	# 8 vCPUs: one LLC of numa4x2smt (4 cores x 2 threads), the base of the scale comparison
+	qtopo=(-smp 8,sockets=1,cores=4,threads=2 -m 2G)
+	tcg_thread=${MLB_TCG_THREAD:-single}
+	;;
+numa4x2smt)
+	# 64 vCPUs: 4 nodes x 2 LLCs (sockets) x 4 cores x 2 threads; node distances 20 (one hop)
+	# and 30 (two hops: 0<->2, 1<->3), as a ring of four sockets pairs would have.
+	qtopo=(-smp 64,sockets=8,cores=4,threads=2 -m 4G)
+	for n in 0 1 2 3; do
+		qtopo+=(-object memory-backend-ram,id=m$n,size=1G
+			-numa node,nodeid=$n,cpus=$((n * 16))-$((n * 16 + 15)),memdev=m$n)
+	done
+	qtopo+=(-numa dist,src=0,dst=1,val=20 -numa dist,src=0,dst=2,val=30 -numa dist,src=0,dst=3,val=20
+		-numa dist,src=1,dst=2,val=20 -numa dist,src=1,dst=3,val=30 -numa dist,src=2,dst=3,val=20)
+	# Multi-threaded TCG stops every vCPU thread to patch kernel text: with 64 threads on 2
+	# host cores, loading the 9p modules took 100 s and the boot 250 s; one thread boots in 20 s.
+	tcg_thread=${MLB_TCG_THREAD:-single}
+	;;
+*) log "unknown topology '$topo' (flat4|numa2x2|numa2x2smt|llc8smt|numa4x2smt)"; exit 2 ;;
 esac
 
 [ -f "$kdir/vmlinuz" ] || { log "no kernel in $kdir (run: make kernel)"; exit 90; }
@@ -140,7 +164,7 @@ boot() {
 	local con=$out/console.log t0 now ready=0
 	: >"$con"
 	rm -f "$out/.mlb/rc"
-	qemu-system-x86_64 -accel tcg,thread=multi -cpu max -machine q35 -nographic -no-reboot \
+	qemu-system-x86_64 -accel tcg,thread=$tcg_thread -cpu max -machine q35 -nographic -no-reboot \
 		-nic none "${qtopo[@]}" \
 		-kernel "$kdir/vmlinuz" -initrd "$B/vm/initramfs.cpio" \
 		-append "console=ttyS0 panic=-1 rdinit=/init mitigations=off ${MLB_KERNEL_ARGS:-}" \

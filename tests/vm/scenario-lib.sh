@@ -293,15 +293,16 @@ cpu_in_list() {
 # ---- helpers for the learning-loop scenarios ----
 
 # mixed_load SEC [TAG]: a mix that makes the balancer decide: duty-cycled stress-ng cpu
-# workers, 2 spinners and hackbench rounds, for SEC seconds (blocks). Logs under $MLB_OUT.
+# workers (6 x MIXED_SCALE), 2 spinners and hackbench rounds (2 x MIXED_SCALE groups; MIXED_SCALE
+# defaults to 1, the 64-vCPU scenarios set 4), for SEC seconds (blocks). Logs under $MLB_OUT.
 # Every workload must succeed (stress-ng and each hackbench exit 0, the spinners still run at
 # the end), else the load was lighter than the caller claims: fail, or with MIXED_LOAD_SOFT=1
 # (a report, not a test) say why and return 1.
 mixed_load() {
 	local end=$(($(now_ms) + $1 * 1000)) tag=${2:-load} sp hb=0 rc err=""
 	cd /tmp || return
-	stress-ng --temp-path /tmp --timeout "$1"s --cpu 6 --cpu-load 60 --cpu-method int64 \
-		>"$MLB_OUT/stress-ng-$tag.log" 2>&1 &
+	stress-ng --temp-path /tmp --timeout "$1"s --cpu $((6 * ${MIXED_SCALE:-1})) --cpu-load 60 \
+		--cpu-method int64 >"$MLB_OUT/stress-ng-$tag.log" 2>&1 &
 	sp=$!
 	# its own spinners, not SPIN_PIDS: the caller's spinners keep running
 	bash -c 'while :; do :; done' &
@@ -309,7 +310,7 @@ mixed_load() {
 	bash -c 'while :; do :; done' &
 	local s2=$!
 	while [ "$(now_ms)" -lt $end ]; do
-		hackbench -g 2 -l 20 >>"$MLB_OUT/hackbench-$tag.log" 2>&1
+		hackbench -g $((2 * ${MIXED_SCALE:-1})) -l 20 >>"$MLB_OUT/hackbench-$tag.log" 2>&1
 		rc=$?
 		[ $rc = 0 ] || { err="hackbench round $((hb + 1)) exited $rc"; break; }
 		hb=$((hb + 1))

@@ -4,7 +4,7 @@
 #   tests/vm/scenario.sh tests/vm/scenarios/NAME.sh
 #
 # Header comments in the scenario (first 30 lines):
-#   # topo: flat4|numa2x2        (default flat4)
+#   # topo: flat4|numa2x2|numa2x2smt|llc8smt|numa4x2smt (default flat4; tests/vm/guest.sh)
 #   # timeout: SEC               (script time once the guest is up; default 180)
 #   # allow: EXTENDED-REGEX      (console lines matching it are exempt from the check; repeatable)
 # Boots the guest with tests/vm/guest.sh (results and console in build/test-logs/vm/NAME/),
