@@ -45,8 +45,7 @@ __noinline u32 mlb_least_wait_cpu(u32 dom)
 		}
 		cpu = cpu_next_in_dom[IDX(cpu, MLB_MAX_CPUS)];
 	}
-	work_add(MLB_WK_DOMS, 1);
-	work_add(MLB_WK_CPUS, i);
+	work_scan(i);
 	return best;
 }
 

@@ -227,6 +227,21 @@ static void work_add(u32 kind, u64 n)
 		w->n[cb][kind] += n;
 }
 
+/* One domain's CPUs scanned (@cpus of them): a domain visit and its CPU scans, one lookup. */
+static void work_scan(u64 cpus)
+{
+	struct mlb_work *w = work_here();
+	u64 cb;
+
+	if (!w)
+		return;
+	cb = w->cur;
+	if (cb < MLB_NR_WORK_CBS) {
+		w->n[cb][MLB_WK_DOMS]++;
+		w->n[cb][MLB_WK_CPUS] += cpus;
+	}
+}
+
 static struct task_ctx *lookup_task_ctx(struct task_struct *p)
 {
 	return bpf_task_storage_get(&task_ctxs, p, NULL, 0);

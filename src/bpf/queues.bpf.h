@@ -58,8 +58,7 @@ static void scan_dom(struct task_struct *p, u32 dom, u32 ref, u64 now, struct do
 	}
 	scx_bpf_put_idle_cpumask(idle);
 	scx_bpf_put_idle_cpumask(smt);
-	work_add(MLB_WK_DOMS, 1);
-	work_add(MLB_WK_CPUS, i);
+	work_scan(i);
 }
 
 /* The preferred idle CPU of a scan: the sibling, a whole idle core, any idle; or NO_CPU. */
@@ -351,8 +350,7 @@ __noinline u32 mlb_busiest_cpu_in(u32 dom, u32 self)
 		}
 		cpu = cpu_next_in_dom[IDX(cpu, MLB_MAX_CPUS)];
 	}
-	work_add(MLB_WK_DOMS, 1);
-	work_add(MLB_WK_CPUS, i);
+	work_scan(i);
 	return best;
 }
 
