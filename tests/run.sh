@@ -109,7 +109,6 @@ for i in "${!names[@]}"; do
 	n=${names[$i]}
 	want "$n" "$@" || continue
 	log=$logs/$n.log
-	: >"$log.start"
 	s=$SECONDS
 	${cmds[$i]} >"$log" 2>&1 </dev/null
 	rc=$?
@@ -117,9 +116,9 @@ for i in "${!names[@]}"; do
 	if [ $rc -eq 0 ]; then
 		echo "ok - $n (${dt}s)"
 		pass=$((pass + 1))
-		# key lines a scenario reports (vm/stress-64: scale_*), printed with its result
-		keys=$logs/$n/keys.txt
-		[ -s "$keys" ] && [ "$keys" -nt "$log.start" ] && sed 's/^/# /' "$keys"
+		# key lines a scenario reports (vm/stress-64: scale_*), printed with its result;
+		# scenario.sh empties the scenario's folder first, so the file is this run's
+		[ -s "$logs/$n/keys.txt" ] && sed 's/^/# /' "$logs/$n/keys.txt"
 	elif [ $rc -eq 77 ] && skip_allowed "$n"; then
 		echo "ok - $n # SKIP $(tail -n1 "$log")"
 		skip=$((skip + 1))

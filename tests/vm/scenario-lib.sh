@@ -290,6 +290,39 @@ cpu_in_list() {
 	return 1
 }
 
+# stress_check WORKERS GROUPS LOOPS DISABLE_S: with scx_mlb running (mlb_start), 30 s of
+# stress-ng --aggressive (WORKERS each of cpu, fork, affinity, yield) beside rounds of
+# hackbench -g GROUPS -l LOOPS; every workload exits 0, the scheduler stays enabled, exits 0 on
+# SIGINT and is disabled within DISABLE_S s, and no workload process is left (vm/stress,
+# vm/stress-64).
+stress_check() {
+	local sp sp_rc hb_rc=0 hb_n=0 t_end left
+	cd /tmp || fail "cd /tmp"
+	note "stress-ng and hackbench for 30 s"
+	stress-ng --aggressive --temp-path /tmp --timeout 30s --metrics-brief \
+		--cpu "$1" --fork "$1" --affinity "$1" --yield "$1" >"$MLB_OUT/stress-ng.log" 2>&1 &
+	sp=$!
+	t_end=$(($(now_ms) + 28000))
+	while [ "$(now_ms)" -lt $t_end ]; do
+		hackbench -g "$2" -l "$3" >>"$MLB_OUT/hackbench.log" 2>&1 || { hb_rc=$?; break; }
+		hb_n=$((hb_n + 1))
+	done
+	wait $sp
+	sp_rc=$?
+	note "stress-ng exit $sp_rc; hackbench runs $hb_n, exit $hb_rc"
+	tail -n 8 "$MLB_OUT/stress-ng.log"
+	[ $sp_rc = 0 ] || fail "stress-ng exit status $sp_rc (log: stress-ng.log)"
+	[ $hb_rc = 0 ] || fail "hackbench exit status $hb_rc (log: hackbench.log)"
+	[ $hb_n -ge 1 ] || fail "hackbench never completed a run"
+	mlb_check_enabled
+	mlb_stop INT
+	[ "$MLB_RC" = 0 ] || fail "scx_mlb exit status $MLB_RC after SIGINT, expected 0"
+	mlb_wait_state disabled "$4"
+	zzz 1
+	left=$(pgrep -l 'stress-ng|hackbench')
+	[ -z "$left" ] || fail "workload processes left: $left"
+}
+
 # ---- helpers for the learning-loop scenarios ----
 
 # mixed_load SEC [TAG]: a mix that makes the balancer decide: duty-cycled stress-ng cpu

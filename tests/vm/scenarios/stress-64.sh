@@ -36,30 +36,7 @@ attach_ms=$(($(now_ms) - t0))
 grep -aq '^scx_mlb: topology: 8 domains on 4 nodes, 64 cpus' "$MLB_LOG" ||
 	fail "scx_mlb read another topology: $(grep -a '^scx_mlb: topology' "$MLB_LOG")"
 note "scx_mlb loaded, verified and attached in $attach_ms ms"
-cd /tmp
-stress-ng --aggressive --temp-path /tmp --timeout 30s --metrics-brief \
-	--cpu 32 --fork 32 --affinity 32 --yield 32 >"$MLB_OUT/stress-ng.log" 2>&1 &
-sp=$!
-hb_rc=0 hb_n=0
-t_end=$(($(now_ms) + 28000))
-while [ "$(now_ms)" -lt $t_end ]; do
-	hackbench -g 8 -l 10 >>"$MLB_OUT/hackbench.log" 2>&1 || { hb_rc=$?; break; }
-	hb_n=$((hb_n + 1))
-done
-wait $sp
-sp_rc=$?
-note "stress-ng exit $sp_rc; hackbench runs $hb_n, exit $hb_rc"
-tail -n 8 "$MLB_OUT/stress-ng.log"
-[ $sp_rc = 0 ] || fail "stress-ng exit status $sp_rc (log: stress-ng.log)"
-[ $hb_rc = 0 ] || fail "hackbench exit status $hb_rc (log: hackbench.log)"
-[ $hb_n -ge 1 ] || fail "hackbench never completed a run"
-mlb_check_enabled
-mlb_stop INT
-[ "$MLB_RC" = 0 ] || fail "scx_mlb exit status $MLB_RC after SIGINT, expected 0"
-mlb_wait_state disabled 30
-zzz 1
-left=$(pgrep -l 'stress-ng|hackbench')
-[ -z "$left" ] || fail "workload processes left: $left"
+stress_check 32 8 10 30
 note "stress: ok"
 
 scale_measure
