@@ -52,6 +52,7 @@ static struct env {
 	u32 move_cost_xllc_us;
 	u32 move_cost_node_us;
 	u32 wake_preempt_us;
+	u32 watchdog_ms;
 	u32 stats_sec;
 	bool partial;
 	bool verbose;
@@ -84,6 +85,7 @@ static struct env {
     .move_cost_xllc_us = 5000,
     .move_cost_node_us = 10000,
     .wake_preempt_us = 0,
+    .watchdog_ms = 10000,
     .stats_sec = 1,
     .sysfs = "/sys",
     .mode = MLB_DMODE_HEURISTIC,
@@ -140,6 +142,7 @@ enum {
 	OPT_COST_XLLC,
 	OPT_COST_NODE,
 	OPT_WAKE_PREEMPT,
+	OPT_WATCHDOG,
 };
 
 static const struct argp_option opts[] = {
@@ -177,6 +180,9 @@ static const struct argp_option opts[] = {
     {"wake-preempt-us", OPT_WAKE_PREEMPT, "US", 0,
      "A short-running task waking with no idle CPU preempts the task on its last CPU once that "
      "one has run US (0 = never, the default; max 1000000; 1000 is a start)"},
+    {"watchdog-ms", OPT_WATCHDOG, "MS", 0,
+     "The kernel aborts the scheduler when a runnable task waits this long (1000-30000, "
+     "default 10000)"},
     {"mode", 'm', "MODE", 0, "heuristic (default), collect, infer or adaptive: see MODES below"},
     {"state-dir", 'd', "DIR", 0,
      "Dataset and models of collect/infer/adaptive (default /var/lib/scx_mlb)"},
@@ -285,6 +291,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_WAKE_PREEMPT:
 		env.wake_preempt_us = parse_num("--wake-preempt-us", arg, 0, 1000000);
+		break;
+	case OPT_WATCHDOG:
+		env.watchdog_ms = parse_num("--watchdog-ms", arg, 1000, 30000);
 		break;
 	case OPT_SYSFS:
 		env.sysfs = arg;
@@ -519,6 +528,7 @@ static int configure(struct scx_mlb *skel, const struct mlb_topo *t)
 	ro->move_cost_node_us = env.move_cost_node_us;
 	ro->wake_preempt_ns = (u64)env.wake_preempt_us * 1000;
 
+	skel->struct_ops.mlb_ops->timeout_ms = env.watchdog_ms;
 	if (env.partial)
 		skel->struct_ops.mlb_ops->flags |= MLB_OPS_SWITCH_PARTIAL;
 	/* A hotplug that races with loading makes the kernel ask for a restart. */

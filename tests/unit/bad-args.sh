@@ -22,7 +22,7 @@ for opt in --slice-us --interval-ms --imbal-pct --numa-imbal-pct --stats --half-
 	--migr-cost-us --max-recent-migr --explore --horizon-ms --bounce-ms --retrain-s \
 	--retrain-samples --min-samples --window --duration --ring-kb --slice-min-us \
 	--max-wait-ms --move-cost-core-us --move-cost-llc-us --move-cost-cross-llc-us \
-	--move-cost-node-us --wake-preempt-us; do
+	--move-cost-node-us --wake-preempt-us --watchdog-ms; do
 	for v in "" abc -1 12x 0x10 " 5" 99999999999999999999999 1.5; do
 		check "$opt=$v"
 	done
@@ -37,6 +37,8 @@ check -S 3601
 check --max-recent-migr 0
 check --half-life-ms 60001
 check --migr-cost-us 1000001
+check --watchdog-ms 999
+check --watchdog-ms 30001
 check --no-such-option
 check -Z
 check stray-argument
@@ -79,7 +81,7 @@ timeout 20 "${nocap[@]}" "$bin" -s 5000 -i 50 -I 5 -N 30 -S 0 --half-life-ms 100
 	--label imitation --retrain-s 5 --retrain-samples 100 --min-samples 50 --window 1000 \
 	--duration 1 --ring-kb 64 --slice-min-us 500 --max-wait-ms 30 --move-cost-core-us 5 \
 	--move-cost-llc-us 50 --move-cost-cross-llc-us 400 --move-cost-node-us 900 \
-	--wake-preempt-us 500 \
+	--wake-preempt-us 500 --watchdog-ms 20000 \
 	--state-dir /tmp/bad-args-state.$$ --allow-writable-model >/tmp/bad-args.$$ 2>&1
 rc=$?
 err=$(cat /tmp/bad-args.$$)

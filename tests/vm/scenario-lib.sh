@@ -39,7 +39,15 @@ need_mlb() {
 # $MLB_LOG (with MLB_LOG_ONLY=1 to $MLB_LOG alone, without tee: a benchmark then measures
 # no helper task beside the scheduler). Monitor mode so that it gets default SIGINT handling
 # like from a terminal.
+# The watchdog: --watchdog-ms $MLB_WATCHDOG_MS when set, else 30000 (the kernel's maximum) on
+# a guest of more than 8 vCPUs. Single-threaded TCG runs one vCPU at a time and switches every
+# 100 ms (QEMU's round-robin kick), so with 30 busy vCPUs of 64 a vCPU waits ~3 s for its next
+# turn: the watchdog's own kworker can wait two turns, and the 10 s default then aborts the
+# scheduler with "watchdog failed to check in" though no task waited on its account.
 mlb_start() {
+	local wd=${MLB_WATCHDOG_MS:-}
+	[ -n "$wd" ] || [ "$(nproc)" -le 8 ] || wd=30000
+	[ -z "$wd" ] || set -- "$@" --watchdog-ms "$wd"
 	need_mlb
 	: >"$MLB_LOG"
 	note "starting: $MLB_BIN $*"
