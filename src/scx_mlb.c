@@ -502,6 +502,7 @@ static int configure(struct scx_mlb *skel, const struct mlb_topo *t)
 	}
 	for (u32 d = 0; d < t->nr_doms; d++) {
 		ro->dom_node[d] = t->dom_node[d];
+		ro->node_doms[t->dom_node[d]] |= 1ULL << d;
 		ro->dom_nr_cpus[d] = t->dom_nr_cpus[d];
 		ro->dom_first_cpu[d] = t->dom_first_cpu[d];
 		memcpy((void *)ro->dom_cpus[d], t->dom_cpus[d], sizeof(t->dom_cpus[d]));

@@ -156,6 +156,8 @@ static void update_dom_loads(void)
 		if (wt < 0)
 			wt = 0;
 		q = d->nr_queued;
+		if (q > 0 && !(READ_ONCE_U64(queued_doms) & (1ULL << IDX(i, MLB_MAX_DOMS))))
+			__sync_fetch_and_or(&queued_doms, 1ULL << IDX(i, MLB_MAX_DOMS));
 		d->load = mlb_ewma(d->load, mlb_weight_to_load(wt));
 		dom_stats[IDX(i, MLB_MAX_DOMS)].load = d->load;
 		dom_stats[IDX(i, MLB_MAX_DOMS)].nr_queued = q > 0 ? q : 0;

@@ -46,6 +46,7 @@ const volatile u32 dom_first_cpu[MLB_MAX_DOMS];	  /* domain CPUs as a list: the 
 const volatile u32 cpu_next_in_dom[MLB_MAX_CPUS]; /* ... each one's next, NO_CPU at the end */
 const volatile u64 dom_cpus[MLB_MAX_DOMS][MLB_CPUMASK_WORDS];
 const volatile u8 node_dist[MLB_MAX_NODES][MLB_MAX_NODES];
+const volatile u64 node_doms[MLB_MAX_NODES]; /* bit d: domain d is on the node */
 
 /* Tunables (defaults match the loader's; the loader's --help says what each does). */
 const volatile u64 slice_ns = 20000000ULL;
@@ -74,6 +75,13 @@ struct mlb_dom_stat dom_stats[MLB_MAX_DOMS];
 struct mlb_exit_info exit_info;
 s64 nr_tasks;	  /* tasks currently scheduled by scx_mlb */
 s64 nr_task_ctxs; /* task contexts allocated (init_task) and not yet freed (exit_task) */
+/*
+ * Bit d: domain d has tasks queued on its CPUs (nr_queued > 0), so that an idle pull visits
+ * only those domains, not all of them. Kept exact by queue_account/queue_unaccount (see
+ * there); the balance round also sets the bit of every domain it finds with queued tasks.
+ */
+u64 queued_doms;
+_Static_assert(MLB_MAX_DOMS <= 64, "queued_doms and node_doms hold one bit per domain");
 
 #define MLB_SEC_NS	      1000000000ULL
 #define MLB_MIGR_HALF_LIFE_NS MLB_SEC_NS
@@ -459,7 +467,8 @@ static void queue_account(struct task_struct *p, struct task_ctx *tctx, u32 cpu)
 	tctx->q_ns = task_exp_run(p, tctx);
 	tctx->q_cpu = cpu;
 	__sync_fetch_and_add(&c->queued_ns, tctx->q_ns);
-	__sync_fetch_and_add(&d->nr_queued, 1);
+	if (__sync_fetch_and_add(&d->nr_queued, 1) <= 0)
+		__sync_fetch_and_or(&queued_doms, 1ULL << IDX(dom_of_cpu(cpu), MLB_MAX_DOMS));
 }
 
 /* The task left the queue it was counted in (it runs, moved, or was dequeued). */
@@ -474,8 +483,19 @@ static void queue_unaccount(struct task_ctx *tctx)
 	d = lookup_dom(dom_of_cpu(tctx->q_cpu));
 	if (c)
 		__sync_fetch_and_sub(&c->queued_ns, (s64)tctx->q_ns);
-	if (d)
-		__sync_fetch_and_sub(&d->nr_queued, 1);
+	/*
+	 * The last queued task of the domain left: clear its bit, then look again. An enqueue
+	 * racing with this either set the bit after the clear (it saw the count at 0) or made the
+	 * count positive before the second look, which sets the bit again: a domain with queued
+	 * tasks never stays without its bit.
+	 */
+	if (d && __sync_fetch_and_sub(&d->nr_queued, 1) <= 1) {
+		u64 bit = 1ULL << IDX(dom_of_cpu(tctx->q_cpu), MLB_MAX_DOMS);
+
+		__sync_fetch_and_and(&queued_doms, ~bit);
+		if (READ_ONCE_U64(d->nr_queued) > 0)
+			__sync_fetch_and_or(&queued_doms, bit);
+	}
 	tctx->q_cpu = NO_CPU;
 }
 

@@ -355,19 +355,27 @@ __noinline u32 mlb_busiest_cpu_in(u32 dom, u32 self)
 }
 
 /* The domain on node @node (or on the other nodes when !@same_node) other than @dom with
- * the most queued tasks per CPU, or MLB_MAX_DOMS when none has any. */
+ * the most queued tasks per CPU, or MLB_MAX_DOMS when none has any. Visits only the domains
+ * whose bit in queued_doms is set, lowest first (ties go to the lowest domain). */
 static u32 busiest_dom(u32 dom, bool same_node)
 {
-	u32 node = node_of_dom(dom), best = MLB_MAX_DOMS, i, visited = 0;
+	u64 here = node_doms[IDX(node_of_dom(dom), MLB_MAX_NODES)];
+	u64 m = READ_ONCE_U64(queued_doms) & ~(1ULL << IDX(dom, MLB_MAX_DOMS));
+	u32 best = MLB_MAX_DOMS, i, k, visited = 0;
 	u64 best_q = 0;
 
-	bpf_for(i, 0, nr_doms)
+	m &= same_node ? here : ~here;
+	bpf_for(k, 0, MLB_MAX_DOMS)
 	{
 		struct dom_ctx *d;
 		u64 q;
 
-		if (i == dom || (node_of_dom(i) == node) != same_node)
-			continue;
+		if (!m)
+			break;
+		i = mlb_lowest_bit(m);
+		m &= m - 1;
+		if (i >= nr_doms)
+			break;
 		visited++;
 		d = lookup_dom(i);
 		if (!d || d->nr_queued <= 0)

@@ -96,6 +96,7 @@
 
 #include "mlb/intf.h"
 #include "mlb/load.h"
+#include "mlb/bits.h"
 #include "mlb/heuristic.h"
 #include "mlb/nn_fixed.h"
 #include "compat.bpf.h"
