@@ -97,6 +97,7 @@ kill $sampler 2>/dev/null
 
 fill_steal "$logdir"
 cp -r "$logdir/results.csv" "$logdir/meta.txt" "$logdir/lat" "$res"/
+[ -f "$logdir/work.csv" ] && cp "$logdir/work.csv" "$res"/
 [ -f "$logdir/model.mlb" ] && cp "$logdir/model.mlb" "$res"/
 {
 	echo "accel=$accel"

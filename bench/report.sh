@@ -16,6 +16,12 @@
 #                        newline are ignored.
 #   lat/SCHED-rREP.hist  optional latency histograms: lines "US COUNT", "#" comments
 #   meta.txt             optional key=value lines describing the environment (date=, accel=, ...)
+#   work.csv             optional: scx_mlb's work per callback in its runs, a header line, exactly
+#                          run,callback,calls,cpus,tasks,doms,decisions,ns
+#                        then one row per run and callback (bench/workloads.sh). run is a run of
+#                        results.csv; callback a name of [a-z_]; calls..decisions non-negative
+#                        integers; ns empty or a non-negative integer (the time inside the
+#                        balancer's timer callback, balance_round only).
 # Outputs, into RESULTS_DIR (nothing is written unless the input is valid):
 #   report.md            environment, per-workload tables, key results, the plots embedded
 #   walltime.png, migrations.png, latency.png
@@ -39,8 +45,9 @@
 # Environment: GNUPLOT names the gnuplot program (default: gnuplot).
 # Exit status: 0 success; 2, with one line on stderr and nothing written, for a usage error, a
 #   missing RESULTS_DIR or results.csv, a header that differs, a row with the wrong number of
-#   fields, an unknown scheduler, a bad workload name, a non-numeric value in a numeric field or
-#   two ok runs of one scheduler and workload in one rep; 1 on any other failure (e.g. a
+#   fields, an unknown scheduler, a bad workload name, a non-numeric value in a numeric field,
+#   two ok runs of one scheduler and workload in one rep, or a work.csv row that breaks its
+#   format or names a run results.csv does not have; 1 on any other failure (e.g. a
 #   RESULTS_DIR that cannot be written).
 set -euo pipefail
 
@@ -112,6 +119,120 @@ validate_csv() {
 			exit 1
 		}
 	}' "$1"
+}
+
+# validate_work WORK RESULTS: print nothing and succeed, or one line saying what is wrong in
+# WORK (work.csv) and fail.
+validate_work() {
+	awk -v file="$1" '
+	function bad(msg) {
+		printf "%s:%d: %s\n", file, FNR, msg
+		err = 1
+		exit 1
+	}
+	BEGIN { FS = "," }
+	{ sub(/\r$/, "") }
+	NR == FNR {
+		if (FNR > 1 && $1 != "")
+			runs[$1] = 1
+		next
+	}
+	FNR == 1 {
+		if ($0 != "run,callback,calls,cpus,tasks,doms,decisions,ns")
+			bad("header is not run,callback,calls,cpus,tasks,doms,decisions,ns")
+		next
+	}
+	/^[ \t]*$/ { next }
+	{
+		if (NF != 8)
+			bad(NF " fields, expected 8")
+		if (!($1 in runs))
+			bad("run " $1 " is not in results.csv")
+		if ($2 !~ /^[a-z_]+$/)
+			bad("bad callback name \"" $2 "\"")
+		for (i = 3; i <= 7; i++)
+			if ($i !~ /^[0-9]+$/)
+				bad("field " i " is not a non-negative integer: \"" $i "\"")
+		if ($8 !~ /^[0-9]*$/)
+			bad("ns is not empty or a non-negative integer: \"" $8 "\"")
+		if (++seen[$1, $2] > 1)
+			bad("run " $1 " has callback " $2 " twice")
+	}
+	END { exit err }' "$2" "$1"
+}
+
+# work_table RESULTS WORK: the report section on scx_mlb's work per call, into $tmp/work.md.
+# Per scheduler, callback and workload, pooled over its ok runs: units per call (CPUs scanned
+# + queued tasks walked + domains visited + decisions, per call) and calls per run; for the
+# balancer, also the time per round.
+work_table() {
+	awk -v scheds="$SCHEDS" '
+	BEGIN { FS = ","; ns = split(scheds, S, " ") }
+	{ sub(/\r$/, "") }
+	NR == FNR {
+		if (FNR == 1 || $1 == "" || $6 == "" || $6 == "fail")
+			next
+		sched[$1] = $4; wl[$1] = $5
+		if (!($5 in wseen)) { wseen[$5] = 1; W[++nw] = $5 }
+		next
+	}
+	FNR == 1 || /^[ \t]*$/ { next }
+	!($1 in sched) { next }  # a failed run: its work is not pooled
+	{
+		s = sched[$1]; w = wl[$1]; cb = $2
+		if (!(cb in cbseen)) { cbseen[cb] = 1; C[++nc] = cb }
+		has[s] = 1
+		calls[s, cb, w] += $3
+		units[s, cb, w] += $4 + $5 + $6 + $7
+		if ($8 != "") nsum[s, cb, w] += $8
+		if (!((s, w, $1) in rseen)) { rseen[s, w, $1] = 1; nruns[s, w]++ }
+	}
+	END {
+		print "## Work per call (scx_mlb'"'"'s own counters)"
+		print ""
+		print "Counted by the scheduler in its per-CPU `work` map over exactly each run (README," \
+			" the `work` line; docs/scaling.md): units per call are CPUs scanned + queued" \
+			" tasks walked + domains visited + seam decisions, divided by calls, pooled over the" \
+			" ok runs; in brackets, calls per run. Deterministic for a given load, unlike the" \
+			" times; the balancer'"'"'s time per round is measured inside its timer callback" \
+			" and, under TCG, includes the time its vCPU was not running."
+		any = 0
+		for (i = 1; i <= ns; i++) {
+			s = S[i]
+			if (!(s in has))
+				continue
+			any = 1
+			print ""
+			print "**" s "**"
+			print ""
+			line = "| callback |"; sep = "|---|"
+			for (j = 1; j <= nw; j++)
+				if ((s, W[j]) in nruns) { line = line " " W[j] " |"; sep = sep "--:|" }
+			print line; print sep
+			for (k = 1; k <= nc; k++) {
+				cb = C[k]; line = "| " cb " |"
+				for (j = 1; j <= nw; j++) {
+					w = W[j]
+					if (!((s, w) in nruns)) continue
+					c = calls[s, cb, w]
+					line = line (c ? sprintf(" %.2f (%d) |", units[s, cb, w] / c, c / nruns[s, w]) : " - (0) |")
+				}
+				print line
+				if (cb == "balance_round") {
+					line = "| balance_round us/round |"
+					for (j = 1; j <= nw; j++) {
+						w = W[j]
+						if (!((s, w) in nruns)) continue
+						c = calls[s, cb, w]
+						line = line (c ? sprintf(" %.0f |", nsum[s, cb, w] / c / 1000) : " - |")
+					}
+					print line
+				}
+			}
+		}
+		if (!any)
+			print "\nNo scx_mlb run with work counters."
+	}' "$1" "$2" >"$tmp/work.md"
 }
 
 # meta_get KEY: the value of KEY= in meta.txt (empty if none)
@@ -512,6 +633,10 @@ write_report() {
 		echo
 		cat "$tmp/tables.md"
 		echo
+		if [ -f "$tmp/work.md" ]; then
+			cat "$tmp/work.md"
+			echo
+		fi
 		echo "## Key results"
 		echo
 		echo '```'
@@ -555,6 +680,10 @@ dir=${1%/}
 [ -d "$dir" ] || die "$1: no such directory"
 [ -f "$dir/results.csv" ] || die "$dir/results.csv: no such file"
 msg=$(validate_csv "$dir/results.csv") || die "${msg:-$dir/results.csv: cannot be read}"
+if [ -f "$dir/work.csv" ]; then
+	msg=$(validate_work "$dir/work.csv" "$dir/results.csv") ||
+		die "${msg:-$dir/work.csv: cannot be read}"
+fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-report.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -562,6 +691,7 @@ trap 'rm -rf "$tmp"' EXIT
 term=$(gnuplot_terminal)
 [ -n "$term" ] || warn "gnuplot ($GNUPLOT) with a png terminal not found: report without plots"
 analyse "$dir/results.csv" "$term"
+[ ! -f "$dir/work.csv" ] || work_table "$dir/results.csv" "$dir/work.csv"
 if [ -n "$term" ]; then
 	latency_data
 	for p in walltime migrations latency; do

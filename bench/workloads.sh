@@ -20,7 +20,8 @@
 #    hackbench-proc, hackbench-thread, latency (cyclictest at SCHED_OTHER beside one CPU hog
 #    per CPU) and imbalance (one fixed-work process per CPU, all started on one LLC domain,
 #    released to every CPU after a second).
-# Writes $MLB_OUT/results.csv (one row per run; columns in bench/report.sh), $MLB_OUT/lat/
+# Writes $MLB_OUT/results.csv (one row per run; columns in bench/report.sh), $MLB_OUT/work.csv
+# (scx_mlb's work per callback in each of its runs, by run number), $MLB_OUT/lat/
 # (latency histograms), $MLB_OUT/meta.txt, logs under $MLB_OUT/logs/. Exit status 0 when every
 # run completed; 1 when a run failed (its row says "fail") or the scheduler could not start.
 { # parsed whole before it runs: editing this file cannot break a running instance
@@ -98,10 +99,41 @@ for e in json.load(sys.stdin):
 print(" ".join(str(vals.get(keys.index(w), 0)) if w in keys else "" for w in sys.argv[2:]))' "$stat_keys" "$@"
 }
 
+# mlb_work: the slots of scx_mlb's BPF `work` map (struct mlb_work, named by
+# `mlb-docs work-keys`), each summed over the CPUs, on one line; nothing for EEVDF. Read with
+# bpftool like mlb_counters: the work counters are plain adds, cheap enough to stay on in a
+# measured run (no bpf_stats, which costs two clock reads per call, is enabled here).
+mlb_work() {
+	[ -n "$MLB_PID" ] || return 0
+	local map
+	map=$(bpftool -j map show 2>/dev/null | python3 -c 'import json, sys
+ids = [m["id"] for m in json.load(sys.stdin) if m.get("name") == "work" and m.get("type") == "percpu_array"]
+print(ids[-1] if ids else "")')
+	[ -n "$map" ] || return 0
+	bpftool -j map dump id "$map" 2>/dev/null | python3 -c 'import json, sys
+n = int(sys.argv[1])
+def u64s(v):  # little-endian hex bytes, or the BTF-formatted struct flattened in order
+    if isinstance(v, list) and v and isinstance(v[0], str):
+        b = bytes(int(x, 16) for x in v)
+        return [int.from_bytes(b[i:i + 8], "little") for i in range(0, len(b), 8)]
+    out = []
+    for x in (v.values() if isinstance(v, dict) else v):
+        out += u64s(x) if isinstance(x, (list, dict)) else [int(x)]
+    return out
+tot = [0] * n
+for e in json.load(sys.stdin):
+    for c in e.get("values", []):
+        for i, x in enumerate(u64s(c["value"])[:n]):
+            tot[i] += x
+print(" ".join(map(str, tot)))' "$(wc -l <"$work_keys")"
+}
+
 # measure NAME CMD...: run CMD under system-wide perf stat; sets M_WALL (s), M_MIGR, M_CSW,
 # M_OK (1 when CMD exited 0), the decision deltas M_DEC ("model,heur,explore") and the
 # migration-class deltas M_MC ("chosen,forced,unchosen" over exactly the run, from the BPF
-# map; scx_mlb only, empty for EEVDF).
+# map; scx_mlb only, empty for EEVDF) and M_WORK, the work map's deltas over the run (one
+# "callback,calls,cpus,tasks,doms,decisions,ns" line per callback; ns only for balance_round,
+# the time inside the balancer's timer callback; empty for EEVDF).
 measure() {
 	local name=$1 t0 t1 s0 s1 n
 	shift
@@ -109,14 +141,31 @@ measure() {
 	s0=$(stats_at) # the latest line: at most a second (idle) before the start
 	local c0 c1
 	c0=$(mlb_counters migr_chosen migr_forced migr_unchosen)
-	local all0
+	local all0 w0 w1
 	all0=$(mlb_counters $(cat "$stat_keys"))
+	w0=$(mlb_work)
 	t0=$EPOCHREALTIME
 	perf stat -a -x, -e cpu-migrations,context-switches -o "$pf" -- "$@" \
 		>"$logs/$name.log" 2>&1
 	M_OK=$((! $?))
 	t1=$EPOCHREALTIME
 	c1=$(mlb_counters migr_chosen migr_forced migr_unchosen)
+	w1=$(mlb_work)
+	M_WORK=$(awk -v a="$w0" -v b="$w1" -v keys="$(tr '\n' ' ' <"$work_keys")" 'BEGIN {
+		n = split(a, x, " "); m = split(b, y, " "); split(keys, k, " ")
+		if (n < 3 || m != n) exit
+		for (i = 3; i <= n; i++) {  # cur and bal_ns first, then <callback>_<kind>
+			cb = k[i]; sub(/_[a-z]+$/, "", cb)
+			kind = substr(k[i], length(cb) + 2)
+			d[cb, kind] = y[i] - x[i]
+			if (!(cb in seen)) { seen[cb] = 1; order[++ncb] = cb }
+		}
+		for (j = 1; j <= ncb; j++) {
+			cb = order[j]
+			printf "%s,%d,%d,%d,%d,%d,%s\n", cb, d[cb, "calls"], d[cb, "cpus"], d[cb, "tasks"],
+				d[cb, "doms"], d[cb, "decisions"], cb == "balance_round" ? y[2] - x[2] : ""
+		}
+	}')
 	# every counter's delta over the run, for diagnosis (logs/counters-NAME.txt)
 	[ -z "$all0" ] || paste -d' ' "$stat_keys" <(echo "$all0" | tr ' ' '\n') \
 		<(mlb_counters $(cat "$stat_keys") | tr ' ' '\n') |
@@ -145,6 +194,7 @@ row() {
 	run_no=$((run_no + 1))
 	echo "$run_no $M_T" >>"$logs/times.txt"
 	echo "$run_no,$1,$2,$3,$4,$wall,$M_MIGR,$M_CSW,${5:-},${6:-},${7:-},${8:-},$M_DEC,,$M_MC" >>"$csv"
+	[ -z "$M_WORK" ] || sed "s/^/$run_no,/" <<<"$M_WORK" >>"$MLB_OUT/work.csv"
 	log "run $run_no: rep $1 $3 $4: wall ${wall}s migrations $M_MIGR csw $M_CSW${6:+ p99 ${6}us} decisions(model,heur,explore) $M_DEC"
 }
 
@@ -237,6 +287,8 @@ done
 need_mlb
 stat_keys=$work/stat-keys
 "$MLB_ROOT/build/mlb-docs" stat-keys >"$stat_keys" || fail "no $MLB_ROOT/build/mlb-docs (make)"
+work_keys=$work/work-keys
+"$MLB_ROOT/build/mlb-docs" work-keys >"$work_keys" || fail "no $MLB_ROOT/build/mlb-docs (make)"
 command -v bpftool >/dev/null || fail "missing tool: bpftool (make deps)"
 
 # Calibrate the imbalance work to imb_s seconds per process when each has a CPU of its own.
@@ -289,6 +341,7 @@ make -C "$work/lua/src" -j"$ncpu" $build_target CFLAGS="$build_cflags" >"$logs/w
 	log "warm-up build failed (see logs/warm-up.log); measuring anyway"
 
 echo "run,rep,slot,scheduler,workload,wall_s,migrations,ctx_switches,lat_p50_us,lat_p99_us,lat_max_us,lat_samples,by_model,by_heur,by_explore,steal_pct,migr_chosen,migr_forced,migr_unchosen" >"$csv"
+echo "run,callback,calls,cpus,tasks,doms,decisions,ns" >"$MLB_OUT/work.csv"
 run_no=0
 for ((rep = 1; rep <= reps; rep++)); do
 	for ((slot = 1; slot <= ${#scheds[@]}; slot++)); do

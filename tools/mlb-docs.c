@@ -5,10 +5,12 @@
  * (MLB_STATS). `make docs` puts them between the README's markers; unit/docs-sync fails
  * when the README differs, so the documentation cannot drift from the code.
  *
- *   mlb-docs features|stats|work|stat-keys
+ *   mlb-docs features|stats|work|stat-keys|work-keys
  *
  * stat-keys prints the counters' keys alone, one per line in enum order (line N is index
  * N - 1 of the BPF `stats` map): bench/workloads.sh reads the map with bpftool by it.
+ * work-keys names the u64 slots of struct mlb_work (the `work` map's value) in layout order,
+ * one per line: cur, bal_ns, then <callback>_<kind> for every callback and kind.
  *
  * Exit status 0, or 2 with one line on stderr for a bad argument.
  */
@@ -16,6 +18,9 @@
 #include <string.h>
 
 #include "mlb/intf.h"
+
+_Static_assert(sizeof(struct mlb_work) == 8 * (2 + MLB_NR_WORK_CBS * MLB_NR_WORK_KINDS),
+	       "work-keys names every u64 of struct mlb_work: cur, bal_ns, n[][]");
 
 static const struct {
 	const char *name;
@@ -104,6 +109,15 @@ int main(int argc, char **argv)
 			printf("%s\n", counters[i].key);
 		return 0;
 	}
-	fprintf(stderr, "usage: mlb-docs features|stats|work|stat-keys\n");
+	if (argc == 2 && !strcmp(argv[1], "work-keys")) {
+		size_t k;
+
+		printf("cur\nbal_ns\n");
+		for (i = 0; i < sizeof(work_cbs) / sizeof(work_cbs[0]); i++)
+			for (k = 0; k < sizeof(work_kinds) / sizeof(work_kinds[0]); k++)
+				printf("%s_%s\n", work_cbs[i], work_kinds[k].kind);
+		return 0;
+	}
+	fprintf(stderr, "usage: mlb-docs features|stats|work|stat-keys|work-keys\n");
 	return 2;
 }

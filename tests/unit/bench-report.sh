@@ -3,8 +3,9 @@
 # hand-computed example in which the median of per-pair ratios differs from the ratio of the
 # medians (with an even number of pairs, a failed run and a zero denominator); nan for a missing
 # scheduler; the TCG paragraph only with accel=tcg; every meta key in the report; the plots are
-# PNGs; without gnuplot one line on stderr and no plots; bad input refused with exit 2, one
-# line on stderr and nothing written.
+# PNGs; the work-per-call tables from work.csv, pooled over ok runs; without gnuplot one line on
+# stderr and no plots; bad input (results.csv or work.csv) refused with exit 2, one line on
+# stderr and nothing written.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 report=bench/report.sh
@@ -101,6 +102,18 @@ build_project=zstd
 build_cmd=make -j8
 host_cpus=16
 EOF
+# work.csv: heuristic build (run 2): select_cpu (300 + 0 + 40 + 10) / 100 = 3.50 per call,
+# 100 calls per run; balance_round 290 / 10 = 29.00, 20 ms / 10 rounds = 2000 us a round.
+# learned build: runs 3 and 4 pooled, (100 + 600 + 100) / 200 = 4.00, 100 calls per run; run 9
+# failed, so its work (which would make it 84.25) is not pooled.
+cat >"$dir/work.csv" <<EOF
+run,callback,calls,cpus,tasks,doms,decisions,ns
+2,select_cpu,100,300,0,40,10,
+2,balance_round,10,200,5,80,5,20000000
+3,select_cpu,50,100,0,0,0,
+4,select_cpu,150,600,0,100,0,
+9,select_cpu,1000,99999,0,0,0,
+EOF
 printf '# us count\n5 100\n10 50\n100 5\n' >"$dir/lat/eevdf-r1.hist"
 printf '5 80\n12 40\n400 1\n' >"$dir/lat/eevdf-r2.hist"
 printf '# learned\n0 3\n4 120\n9 20\n60 2\n' >"$dir/lat/learned-r1.hist"
@@ -136,6 +149,13 @@ grep -qF '| learned | 2 | 18.5 (18-19) | 175 (50-300) | 650 (400-900) | 1.000 | 
 grep -qF '| 0 / 950 / 0 | 0.0% | 2.00 | 73 / 2 / 5 (94.1%) |' "$md" ||
 	fail "example 1: heuristic build row: migration classes"
 grep -q '^### schbench$' "$md" || fail "example 1: no table for an unknown workload"
+# the work section: one table per scx_mlb scheduler, pooled over the ok runs
+awk '/^\*\*heuristic\*\*$/ { h = 1 } h && /^\| select_cpu \| 3\.50 \(100\) \|$/ { a = 1 }
+	h && /^\| balance_round \| 29\.00 \(10\) \|$/ { b = 1 }
+	h && /^\| balance_round us\/round \| 2000 \|$/ { c = 1 }
+	/^\*\*learned\*\*$/ { h = 0; l = 1 } l && /^\| select_cpu \| 4\.00 \(100\) \|$/ { d = 1 }
+	END { exit !(a && b && c && d) }' "$md" || fail "example 1: work per call table"
+if grep -q '^\*\*eevdf\*\*$' "$md"; then fail "example 1: a work table for EEVDF"; fi
 grep -q '2 failed' "$md" || fail "example 1: failed runs not counted"
 { grep -qF '```' "$md" && grep -qxF 'heuristic_imbalance_time_ratio_vs_eevdf=1.100' "$md"; } ||
 	fail "example 1: no key results block"
@@ -229,6 +249,23 @@ bad rep-not-a-number "$header" 2,x,2,learned,build,10,12,1000,,,,,,,,,,,
 bad too-few-fields "$header" 2,1,2,learned,build,10,12,1000,,,,,,,,,,
 bad too-many-fields "$header" 2,1,2,learned,build,10,12,1000,,,,,,,,,,,,
 bad duplicate-ok-run "$header" "$ok_row" 2,1,2,eevdf,build,11,100,1000,,,,,,,,,,,
+# badwork NAME WORK_LINES...: a valid results.csv beside a work.csv with those lines, refused
+badwork() {
+	local d=$work/badwork-$1
+	mkdir -p "$d"
+	printf '%s\n' "$header" "$ok_row" >"$d/results.csv"
+	printf '%s\n' "${@:2}" >"$d/work.csv"
+	refused "work $1" "$d"
+}
+wh=run,callback,calls,cpus,tasks,doms,decisions,ns
+badwork wrong-header "${wh/doms/domains}" 1,dispatch,1,1,1,1,1,
+badwork unknown-run "$wh" 2,dispatch,1,1,1,1,1,
+badwork not-integer "$wh" 1,dispatch,1,1.5,1,1,1,
+badwork negative "$wh" 1,dispatch,-1,1,1,1,1,
+badwork bad-ns "$wh" 1,balance_round,1,1,1,1,1,x
+badwork bad-callback "$wh" "1,Dispatch,1,1,1,1,1,"
+badwork too-few-fields "$wh" 1,dispatch,1,1,1,1,1
+badwork duplicate "$wh" 1,dispatch,1,1,1,1,1, 1,dispatch,1,1,1,1,1,
 refused missing-dir "$work/no-such-dir"
 mkdir -p "$work/no-csv"
 cp "$work/ex1/meta.txt" "$work/no-csv/"
