@@ -71,7 +71,7 @@ _Static_assert(HDR_MAX + LINE_MAX_LEN <= PAGE_MIN, "the header and a line fit th
 
 void mlb_label_defaults(struct mlb_label_params *p)
 {
-	p->bounce_ns = 50 * 1000 * 1000ULL;
+	p->bounce_ns = MLB_DEF_BOUNCE_MS * 1000 * 1000ULL;
 	p->slack_ns = 100 * 1000ULL;
 	p->hot_cost_ns = 500 * 1000ULL;
 	p->margin_pct = 10;
@@ -118,7 +118,7 @@ void mlb_collect_defaults(struct mlb_collect_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->max_pending = 65536;
-	o->window = MLB_WINDOW_DEFAULT;
+	o->window = MLB_DEF_WINDOW;
 	o->sync_ms = 1000;
 	mlb_label_defaults(&o->label);
 }

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include "mlb/intf.h"
+#include "mlb/options.h"
 #include "ml/data.h"
 
 /* The label rule's parameters (see collect.c). */
@@ -26,7 +27,8 @@ struct mlb_label_params {
 	u32 imbal_tol;	 /* imbalance growth tolerated, per-CPU load units (1024 = a task) */
 };
 
-/* mlb_label_defaults - bounce 50 ms, margin 10%, slack 100 us, imbal_tol 128, hot 500 us. */
+/* mlb_label_defaults - bounce --bounce-ms's default (MLB_DEF_BOUNCE_MS), margin 10%,
+ * slack 100 us, imbal_tol 128, hot 500 us. */
 void mlb_label_defaults(struct mlb_label_params *p);
 
 /*
@@ -45,7 +47,7 @@ int mlb_label_imitation(const struct mlb_decision_rec *d);
 struct mlb_collect_opts {
 	const char *path; /* dataset CSV file, appended to; NULL: no file (default) */
 	u32 max_pending;  /* decisions waiting for their outcome, 1..2^24; default 65536 */
-	u32 window;	  /* samples kept in memory, 0 (none)..2^24; default 50000 */
+	u32 window;	  /* samples kept in memory, 0 (none)..2^24; default --window's */
 	u32 sync_ms;	  /* fdatasync the file at most this often; default 1000 */
 	int imitation;	  /* window labels are the imitation labels, not the outcome ones */
 	int any_file;	  /* tests only: accept a non-regular or group/world-writable file
@@ -53,13 +55,8 @@ struct mlb_collect_opts {
 	struct mlb_label_params label;
 };
 
-/* The samples adaptive mode trains on by default (scx_mlb --window). */
-#define MLB_WINDOW_DEFAULT 20000
-#define MLB_STR(x)	   #x
-#define MLB_XSTR(x)	   MLB_STR(x) /* a macro's value as a string literal */
-
-/* mlb_collect_defaults - no file, 65536 pending, window MLB_WINDOW_DEFAULT, sync 1 s, outcome
- * labels. */
+/* mlb_collect_defaults - no file, 65536 pending, the window of --window (MLB_DEF_WINDOW),
+ * sync 1 s, outcome labels. */
 void mlb_collect_defaults(struct mlb_collect_opts *o);
 
 /* Counters, cumulative since mlb_collector_new() except the two gauges at the end. */

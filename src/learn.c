@@ -104,9 +104,9 @@ int mlb_model_load_checked(const char *path, bool allow_writable, struct mlb_mod
 void mlb_learn_defaults(struct mlb_learn_opts *o, const struct mlb_heur_params *heur)
 {
 	memset(o, 0, sizeof(*o));
-	o->retrain_s = 20;
-	o->retrain_samples = 2000;
-	o->min_samples = 300;
+	o->retrain_s = MLB_DEF_RETRAIN_S;
+	o->retrain_samples = MLB_DEF_RETRAIN_SAMPLES;
+	o->min_samples = MLB_DEF_MIN_SAMPLES;
 	o->holdout_pct = 20;
 	o->epochs = 15;
 	o->storm_factor = 4;

@@ -11,16 +11,9 @@
 #include <stddef.h>
 #include "mlb/intf.h"
 #include "mlb/heuristic.h"
+#include "mlb/options.h"
 #include "ml/data.h"
 #include "ml/model.h"
-
-/* What the daemon does (--mode). */
-enum mlb_daemon_mode {
-	MLB_DMODE_HEURISTIC, /* heuristic only, nothing recorded */
-	MLB_DMODE_COLLECT,   /* heuristic decides, decisions and outcomes become a dataset */
-	MLB_DMODE_INFER,     /* a model decides; heuristic when none is valid */
-	MLB_DMODE_ADAPTIVE,  /* infer, keep collecting, retrain, validate, swap, roll back */
-};
 
 /*
  * The BPF side's model slots (see "The deployed model" in src/bpf/scx_mlb.bpf.c): the models
@@ -72,8 +65,9 @@ struct mlb_learn_opts {
 	struct mlb_heur_params heur; /* the heuristic being replaced, for comparisons */
 };
 
-/* mlb_learn_defaults - 20 s / 2000 samples, 300 minimum, 20% hold-out, 15 epochs, 4x/200
- * migrations/s, 150% wait, 3 intervals; @heur copied. */
+/* mlb_learn_defaults - the defaults of --retrain-s, --retrain-samples and --min-samples
+ * (MLB_DEF_<ID>), 20% hold-out, 15 epochs, 4x/200 migrations/s, 150% wait, 3 intervals;
+ * @heur copied. */
 void mlb_learn_defaults(struct mlb_learn_opts *o, const struct mlb_heur_params *heur);
 
 /* The adaptive loop's state. */

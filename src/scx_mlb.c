@@ -25,359 +25,170 @@
 #include "learn.h"
 #include "scx_mlb.skel.h"
 
-/* Exit statuses of the program. */
-enum {
-	MLB_EXIT_OK = 0,	   /* detached on request (signal, sysrq, unregistered) */
-	MLB_EXIT_SCHED_ERROR = 1,  /* the kernel or the BPF side aborted the scheduler */
-	MLB_EXIT_USAGE = 2,	   /* bad arguments */
-	MLB_EXIT_CANNOT_START = 3, /* no sched_ext, another scheduler, load failure */
-};
-
 /* SCX_OPS_SWITCH_PARTIAL: a stable flag value since sched_ext's first release (6.12). */
 #define MLB_OPS_SWITCH_PARTIAL (1ULL << 3)
 #define SCX_SYSFS	       "/sys/kernel/sched_ext"
 
+/*
+ * The options of include/mlb/options.h: OPT(ID) is the value of a number, a flag (0 or 1) or
+ * a choice (its index), OPT_STR(ID) that of a string. opts_init() sets the table's defaults,
+ * parse_arg() what the command line says.
+ */
 static struct env {
-	u64 slice_us;
-	u64 interval_ms;
-	u64 half_life_ms;
-	u64 migr_cost_us;
-	u32 imbal_pct;
-	u32 numa_imbal_pct;
-	u32 max_recent_migr;
-	u64 slice_min_us;
-	u32 max_wait_ms;
-	u32 move_cost_core_us;
-	u32 move_cost_llc_us;
-	u32 move_cost_xllc_us;
-	u32 move_cost_node_us;
-	u32 wake_preempt_us;
-	u32 watchdog_ms;
-	u32 stats_sec;
-	bool partial;
-	bool verbose;
-	const char *sysfs;
-	/* the learning loop */
-	int mode; /* enum mlb_daemon_mode */
-	const char *state_dir;
-	const char *model_path;
-	u32 explore_ppm;
-	u32 horizon_ms;
-	u32 bounce_ms;
-	bool imitation;
-	bool allow_writable_model;
-	u32 window;
-	u32 duration_s;
-	u32 ring_kb; /* decision ring buffer size (the outcome one is half), 0: the BPF default */
+	u64 num[MLB_NR_OPTS];
+	const char *str[MLB_NR_OPTS];
 	struct mlb_learn_opts learn;
-} env = {
-    .slice_us = 20000,
-    .interval_ms = 100,
-    .half_life_ms = 250,
-    .migr_cost_us = 500,
-    .imbal_pct = 10,
-    .numa_imbal_pct = 20,
-    .max_recent_migr = 8,
-    .slice_min_us = 1000,
-    .max_wait_ms = 20,
-    .move_cost_core_us = 10,
-    .move_cost_llc_us = 1000,
-    .move_cost_xllc_us = 5000,
-    .move_cost_node_us = 10000,
-    .wake_preempt_us = 0,
-    .watchdog_ms = 10000,
-    .stats_sec = 1,
-    .sysfs = "/sys",
-    .mode = MLB_DMODE_HEURISTIC,
-    .state_dir = "/var/lib/scx_mlb",
-    .explore_ppm = 20000,
-    .horizon_ms = 50,
-    .bounce_ms = 50,
-    .window = MLB_WINDOW_DEFAULT,
-};
+} env;
+#define OPT(id)	    (env.num[MLB_OPT_##id])
+#define OPT_STR(id) (env.str[MLB_OPT_##id])
 
 static volatile sig_atomic_t exiting;
 
 static const char mlb_version[] = "scx_mlb " MLB_VERSION;
-static const char doc[] =
-    "scx_mlb: a sched_ext scheduler with a learned load balancer.\n"
-    "\n"
-    "Weighted fair queues per CPU; one domain per last-level cache in each NUMA node for\n"
-    "load accounting and balancing; every chosen change of CPU goes through one decision\n"
-    "seam: move when the wait it saves exceeds the cost of a move at that topology level."
-    "\v"
-    "EXAMPLES:\n"
-    "  scx_mlb                      # run with defaults, a stats line every second\n"
-    "  scx_mlb -s 5000 -i 50        # 5 ms slices, balance every 50 ms\n"
-    "  scx_mlb --partial            # only tasks with policy SCHED_EXT (7)\n"
-    "  scx_mlb -I 5 -N 25 -S 0      # tighter LLC balance, looser NUMA, no stats\n"
-    "  scx_mlb --mode collect       # record decisions and outcomes in\n"
-    "                               #   /var/lib/scx_mlb/dataset.csv\n"
-    "  scx_mlb --mode infer --model m.mlb   # let a trained model decide migrations\n"
-    "  scx_mlb --mode adaptive      # learn continuously: collect, retrain, swap models\n"
-    "\n"
-    "MODES: heuristic (default: the built-in balancer, nothing recorded), collect, infer,\n"
-    "adaptive. See README.md, \"The learning loop\".\n";
 
-enum {
-	OPT_HALF_LIFE = 1000,
-	OPT_MIGR_COST,
-	OPT_MAX_RECENT,
-	OPT_SYSFS,
-	OPT_EXPLORE,
-	OPT_HORIZON,
-	OPT_BOUNCE,
-	OPT_LABEL,
-	OPT_RETRAIN_S,
-	OPT_RETRAIN_SAMPLES,
-	OPT_MIN_SAMPLES,
-	OPT_WINDOW,
-	OPT_ALLOW_WRITABLE,
-	OPT_DURATION,
-	OPT_RING_KB,
-	OPT_SLICE_MIN,
-	OPT_MAX_WAIT,
-	OPT_COST_CORE,
-	OPT_COST_LLC,
-	OPT_COST_XLLC,
-	OPT_COST_NODE,
-	OPT_WAKE_PREEMPT,
-	OPT_WATCHDOG,
-};
+/*
+ * argp's view of the table, filled by opts_init(): the options in table order (each in a
+ * group of its own: argp sorts by name within a group) with their help sentences completed by
+ * range and default, and the text around them.
+ */
+static struct argp_option opts[MLB_NR_OPTS + 1];
+static char opt_docs[MLB_NR_OPTS][512];
+static char doc[4096];
 
-static const struct argp_option opts[] = {
-    {"slice-us", 's', "US", 0, "Time slice in microseconds (100-1000000, default 20000)"},
-    {"interval-ms", 'i', "MS", 0, "Balance interval in milliseconds (1-10000, default 100)"},
-    {"imbal-pct", 'I', "PCT", 0,
-     "Domain imbalance threshold within a node, percent (1-1000, default 10)"},
-    {"numa-imbal-pct", 'N', "PCT", 0,
-     "Imbalance threshold across NUMA nodes, percent (1-1000, default 20)"},
-    {"partial", 'p', NULL, 0, "Schedule only tasks whose policy is SCHED_EXT"},
-    {"stats", 'S', "SECONDS", 0, "Stats line period (0 = off, max 3600, default 1)"},
-    {"half-life-ms", OPT_HALF_LIFE, "MS", 0,
-     "Half-life of the task load averages (1-60000, default 250)"},
-    {"migr-cost-us", OPT_MIGR_COST, "US", 0,
-     "A task that ran this recently is cache-hot (0-1000000, default 500)"},
-    {"max-recent-migr", OPT_MAX_RECENT, "N", 0,
-     "Ping-pong guard: no move for a task with N domain migrations per second (1-1000, "
-     "default 8)"},
-    {"slice-min-us", OPT_SLICE_MIN, "US", 0,
-     "While tasks wait on a CPU its running task's slice is cut to slice / (waiting + 1), "
-     "but not below US (100-1000000, default 1000)"},
-    {"max-wait-ms", OPT_MAX_WAIT, "MS", 0,
-     "The wait bound: a task queued this long moves to an idle CPU whatever the policy says "
-     "(1-10000, default 20)"},
-    {"move-cost-core-us", OPT_COST_CORE, "US", 0,
-     "Cost of a move between SMT siblings of one core: a move must save more wait than this "
-     "(0-1000000, default 10)"},
-    {"move-cost-llc-us", OPT_COST_LLC, "US", 0,
-     "... between CPUs sharing a last-level cache (0-1000000, default 1000)"},
-    {"move-cost-cross-llc-us", OPT_COST_XLLC, "US", 0,
-     "... to another LLC of the same NUMA node (0-1000000, default 5000)"},
-    {"move-cost-node-us", OPT_COST_NODE, "US", 0,
-     "... to another node, at NUMA distance 10, scaled by distance / 10 (0-1000000, default "
-     "10000). All move costs double for a cache-hot task (see --migr-cost-us)"},
-    {"wake-preempt-us", OPT_WAKE_PREEMPT, "US", 0,
-     "A short-running task waking with no idle CPU preempts the task on its last CPU once that "
-     "one has run US (0 = never, the default; max 1000000; 1000 is a start)"},
-    {"watchdog-ms", OPT_WATCHDOG, "MS", 0,
-     "The kernel aborts the scheduler when a runnable task waits this long (1000-30000, "
-     "default 10000)"},
-    {"mode", 'm', "MODE", 0, "heuristic (default), collect, infer or adaptive: see MODES below"},
-    {"state-dir", 'd', "DIR", 0,
-     "Dataset and models of collect/infer/adaptive (default /var/lib/scx_mlb)"},
-    {"model", 'M', "FILE", 0, "Model to start from (default: DIR/model.mlb if present)"},
-    {"explore", OPT_EXPLORE, "PERMILLE", 0,
-     "Decisions taken against the policy when recording, per mille (0-200, default 20)"},
-    {"horizon-ms", OPT_HORIZON, "MS", 0,
-     "How long a decision's outcome is observed (1-10000, default 50)"},
-    {"bounce-ms", OPT_BOUNCE, "MS", 0,
-     "A migrated task back at its source within MS is a bad move (1-10000, default 50)"},
-    {"label", OPT_LABEL, "KIND", 0,
-     "Train on outcome labels (default) or imitation labels (the heuristic's choices)"},
-    {"retrain-s", OPT_RETRAIN_S, "SEC", 0,
-     "Adaptive: retrain every SEC seconds (1-86400, default 20) ..."},
-    {"retrain-samples", OPT_RETRAIN_SAMPLES, "N", 0,
-     "... or after N new samples (1-10000000, default 2000)"},
-    {"min-samples", OPT_MIN_SAMPLES, "N", 0,
-     "Adaptive: no training below N samples (20-10000000, default 300)"},
-    {"window", OPT_WINDOW, "N", 0,
-     "Adaptive: train on the last N samples (100-10000000, default " MLB_XSTR(
-	 MLB_WINDOW_DEFAULT) ")"},
-    {"allow-writable-model", OPT_ALLOW_WRITABLE, NULL, 0,
-     "Accept a model file that is group- or world-writable"},
-    {"duration", OPT_DURATION, "SEC", 0, "Detach and exit after SEC seconds (0 = never)"},
-    {"ring-kb", OPT_RING_KB, "KB", 0,
-     "Decision ring buffer size, a power of two from 8 to 65536 (default 512; outcomes half)"},
-    {"sysfs", OPT_SYSFS, "DIR", OPTION_HIDDEN, "Read the topology from DIR (tests)"},
-    {"verbose", 'v', NULL, 0, "Print libbpf's debug messages and verifier statistics"},
-    {"version", 'V', NULL, 0, "Print the version and exit"},
-    {"help", 'h', NULL, 0, "Show this help and exit"},
-    {},
-};
+/* The argp key of an option without a short one: above every character, below argp's keys. */
+#define OPT_KEY_BASE 0x100
+MLB_ASSERT(OPT_KEY_BASE + MLB_NR_OPTS < ARGP_KEY_END, "option keys clash with argp's");
+
+/* printf() to the end of doc[] (twice as large as what it gets). */
+static void doc_add(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void doc_add(const char *fmt, ...)
+{
+	size_t n = strlen(doc);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(doc + n, sizeof(doc) - n, fmt, ap);
+	va_end(ap);
+}
+
+/* Defaults, argp options and the --help text, all from the table. */
+static void opts_init(void)
+{
+	for (int i = 0; i < MLB_NR_OPTS; i++) {
+		const struct mlb_opt *o = &mlb_opts[i];
+
+		env.num[i] = o->def;
+		env.str[i] = o->def_str;
+		opts[i] = (struct argp_option){
+		    .name = o->name,
+		    .key = o->short_opt ? o->short_opt : OPT_KEY_BASE + i,
+		    .arg = o->arg,
+		    .flags = o->hidden ? OPTION_HIDDEN : 0,
+		    .doc = mlb_opt_doc(o, opt_docs[i], sizeof(opt_docs[i])),
+		    .group = i + 1,
+		};
+	}
+	doc_add("scx_mlb: a sched_ext scheduler with a learned load balancer.\n\n"
+		"Weighted fair queues per CPU; one domain per last-level cache in each NUMA node "
+		"for load accounting and balancing; every chosen change of CPU goes through one "
+		"decision seam: move when the wait it saves exceeds the cost of a move at that "
+		"topology level.\vEXAMPLES:\n");
+#define MLB_X_EX(cmd, what) doc_add("  %-35s  # %s\n", cmd, what);
+	MLB_EXAMPLES(MLB_X_EX)
+#undef MLB_X_EX
+	doc_add("\nMODES (--mode):\n");
+#define MLB_X_MODE(e, name, what) doc_add("  %-10s  %s\n", name, what);
+	MLB_MODE_CHOICES(MLB_X_MODE)
+#undef MLB_X_MODE
+	doc_add("See README.md, \"The learning loop\".\n\nEXIT STATUS:\n");
+#define MLB_X_EXIT(e, v, what) doc_add("  %d  %s\n", v, what);
+	MLB_EXIT_STATUSES(MLB_X_EXIT)
+#undef MLB_X_EXIT
+}
 
 static const struct argp argp;
 
-/* Parse @arg as a whole decimal number in [@lo, @hi] for option @name, or exit 2. */
-static u64 parse_num(const char *name, const char *arg, u64 lo, u64 hi)
+/* Parse @arg as a whole decimal number in @o's range, or exit 2. */
+static u64 parse_num(const struct mlb_opt *o, const char *arg)
 {
 	unsigned long long v;
 	char *end;
 
 	errno = 0;
 	v = strtoull(arg, &end, 10);
-	if (!isdigit((unsigned char)arg[0]) || *end || errno || v < lo || v > hi) {
-		fprintf(stderr, "scx_mlb: invalid %s '%s': expected an integer from %llu to %llu\n",
-			name, arg, (unsigned long long)lo, (unsigned long long)hi);
+	if (!isdigit((unsigned char)arg[0]) || *end || errno || v < o->lo || v > o->hi) {
+		fprintf(stderr,
+			"scx_mlb: invalid --%s '%s': expected an integer from %llu to %llu\n",
+			o->name, arg, (unsigned long long)o->lo, (unsigned long long)o->hi);
 		exit(MLB_EXIT_USAGE);
 	}
 	return v;
 }
 
-/* A one-line error for an option value that is not one of @what, then exit 2. */
-static void usage_err(const char *name, const char *arg, const char *what)
+/* A one-line error for a value of option @o that is not @what, then exit 2. */
+static void usage_err(const struct mlb_opt *o, const char *arg, const char *what)
 {
-	fprintf(stderr, "scx_mlb: invalid %s '%s': expected %s\n", name, arg, what);
+	fprintf(stderr, "scx_mlb: invalid --%s '%s': expected %s\n", o->name, arg, what);
 	exit(MLB_EXIT_USAGE);
 }
 
+/* Every option of the table, by its kind; then what --version and --help do. */
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
-	switch (key) {
-	case 's':
-		env.slice_us = parse_num("--slice-us", arg, 100, 1000000);
+	const struct mlb_opt *o;
+	char what[256];
+	int id;
+	u64 v;
+
+	for (id = 0; id < MLB_NR_OPTS && opts[id].key != key; id++)
+		;
+	if (id == MLB_NR_OPTS) {
+		switch (key) {
+		case ARGP_KEY_ARG:
+			fprintf(stderr, "scx_mlb: unexpected argument '%s'\n", arg);
+			exit(MLB_EXIT_USAGE);
+		case ARGP_KEY_ERROR: /* argp's own errors, silenced by ARGP_NO_ERRS: one line */
+			fprintf(stderr,
+				"scx_mlb: unknown option or missing value in '%s' (see --help)\n",
+				state->argv[state->next > 1 ? state->next - 1 : 0]);
+			exit(MLB_EXIT_USAGE);
+		default:
+			return ARGP_ERR_UNKNOWN;
+		}
+	}
+	o = &mlb_opts[id];
+	switch (o->kind) {
+	case MLB_OPTK_NUM:
+		env.num[id] = parse_num(o, arg);
 		break;
-	case 'i':
-		env.interval_ms = parse_num("--interval-ms", arg, 1, 10000);
+	case MLB_OPTK_POW2:
+		env.num[id] = parse_num(o, arg);
+		if (!MLB_IS_POW2(env.num[id]))
+			usage_err(o, arg, mlb_opt_range(o, what, sizeof(what)));
 		break;
-	case 'I':
-		env.imbal_pct = parse_num("--imbal-pct", arg, 1, 1000);
+	case MLB_OPTK_FLAG:
+		env.num[id] = 1;
 		break;
-	case 'N':
-		env.numa_imbal_pct = parse_num("--numa-imbal-pct", arg, 1, 1000);
-		break;
-	case 'p':
-		env.partial = true;
-		break;
-	case 'S':
-		env.stats_sec = parse_num("--stats", arg, 0, 3600);
-		break;
-	case OPT_HALF_LIFE:
-		env.half_life_ms = parse_num("--half-life-ms", arg, 1, 60000);
-		break;
-	case OPT_MIGR_COST:
-		env.migr_cost_us = parse_num("--migr-cost-us", arg, 0, 1000000);
-		break;
-	case OPT_MAX_RECENT:
-		env.max_recent_migr = parse_num("--max-recent-migr", arg, 1, 1000);
-		break;
-	case OPT_SLICE_MIN:
-		env.slice_min_us = parse_num("--slice-min-us", arg, 100, 1000000);
-		break;
-	case OPT_MAX_WAIT:
-		env.max_wait_ms = parse_num("--max-wait-ms", arg, 1, 10000);
-		break;
-	case OPT_COST_CORE:
-		env.move_cost_core_us = parse_num("--move-cost-core-us", arg, 0, 1000000);
-		break;
-	case OPT_COST_LLC:
-		env.move_cost_llc_us = parse_num("--move-cost-llc-us", arg, 0, 1000000);
-		break;
-	case OPT_COST_XLLC:
-		env.move_cost_xllc_us = parse_num("--move-cost-cross-llc-us", arg, 0, 1000000);
-		break;
-	case OPT_COST_NODE:
-		env.move_cost_node_us = parse_num("--move-cost-node-us", arg, 0, 1000000);
-		break;
-	case OPT_WAKE_PREEMPT:
-		env.wake_preempt_us = parse_num("--wake-preempt-us", arg, 0, 1000000);
-		break;
-	case OPT_WATCHDOG:
-		env.watchdog_ms = parse_num("--watchdog-ms", arg, 1000, 30000);
-		break;
-	case OPT_SYSFS:
-		env.sysfs = arg;
-		break;
-	case 'm':
-		if (!strcmp(arg, "heuristic"))
-			env.mode = MLB_DMODE_HEURISTIC;
-		else if (!strcmp(arg, "collect"))
-			env.mode = MLB_DMODE_COLLECT;
-		else if (!strcmp(arg, "infer"))
-			env.mode = MLB_DMODE_INFER;
-		else if (!strcmp(arg, "adaptive"))
-			env.mode = MLB_DMODE_ADAPTIVE;
-		else
-			usage_err("--mode", arg, "heuristic, collect, infer or adaptive");
-		break;
-	case 'd':
+	case MLB_OPTK_STR:
 		if (!*arg)
-			usage_err("--state-dir", arg, "a directory");
-		env.state_dir = arg;
+			usage_err(o, arg, "a path");
+		env.str[id] = arg;
 		break;
-	case 'M':
-		if (!*arg)
-			usage_err("--model", arg, "a model file");
-		env.model_path = arg;
+	case MLB_OPTK_CHOICE:
+		for (v = 0; v <= o->hi && strcmp(arg, o->choices[v].name); v++)
+			;
+		if (v > o->hi)
+			usage_err(o, arg, mlb_opt_range(o, what, sizeof(what)));
+		env.num[id] = v;
 		break;
-	case OPT_EXPLORE:
-		env.explore_ppm = parse_num("--explore", arg, 0, 200) * 1000;
-		break;
-	case OPT_HORIZON:
-		env.horizon_ms = parse_num("--horizon-ms", arg, 1, 10000);
-		break;
-	case OPT_BOUNCE:
-		env.bounce_ms = parse_num("--bounce-ms", arg, 1, 10000);
-		break;
-	case OPT_LABEL:
-		if (!strcmp(arg, "outcome"))
-			env.imitation = false;
-		else if (!strcmp(arg, "imitation"))
-			env.imitation = true;
-		else
-			usage_err("--label", arg, "outcome or imitation");
-		break;
-	case OPT_RETRAIN_S:
-		env.learn.retrain_s = parse_num("--retrain-s", arg, 1, 86400);
-		break;
-	case OPT_RETRAIN_SAMPLES:
-		env.learn.retrain_samples = parse_num("--retrain-samples", arg, 1, 10000000);
-		break;
-	case OPT_MIN_SAMPLES:
-		env.learn.min_samples = parse_num("--min-samples", arg, 20, 10000000);
-		break;
-	case OPT_WINDOW:
-		env.window = parse_num("--window", arg, 100, 10000000);
-		break;
-	case OPT_ALLOW_WRITABLE:
-		env.allow_writable_model = true;
-		break;
-	case OPT_DURATION:
-		env.duration_s = parse_num("--duration", arg, 0, 100000000);
-		break;
-	case OPT_RING_KB:
-		env.ring_kb = parse_num("--ring-kb", arg, 8, 65536);
-		if (env.ring_kb & (env.ring_kb - 1))
-			usage_err("--ring-kb", arg, "a power of two from 8 to 65536");
-		break;
-	case 'v':
-		env.verbose = true;
-		break;
-	case 'V':
+	}
+	if (id == MLB_OPT_VERSION) {
 		printf("%s\n", mlb_version);
 		exit(MLB_EXIT_OK);
-	case 'h':
+	}
+	if (id == MLB_OPT_HELP) {
 		argp_help(&argp, stdout, ARGP_HELP_STD_HELP, "scx_mlb");
 		exit(MLB_EXIT_OK);
-	case ARGP_KEY_ARG:
-		fprintf(stderr, "scx_mlb: unexpected argument '%s'\n", arg);
-		exit(MLB_EXIT_USAGE);
-	case ARGP_KEY_ERROR: /* argp's own errors, silenced by ARGP_NO_ERRS: one line */
-		fprintf(stderr, "scx_mlb: unknown option or missing value in '%s' (see --help)\n",
-			state->argv[state->next > 1 ? state->next - 1 : 0]);
-		exit(MLB_EXIT_USAGE);
-	default:
-		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
 }
@@ -386,7 +197,7 @@ static const struct argp argp = {.options = opts, .parser = parse_arg, .doc = do
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
 {
-	if (level == LIBBPF_DEBUG && !env.verbose)
+	if (level == LIBBPF_DEBUG && !OPT(VERBOSE))
 		return 0;
 	return vfprintf(stderr, fmt, args);
 }
@@ -508,29 +319,30 @@ static int configure(struct scx_mlb *skel, const struct mlb_topo *t)
 		memcpy((void *)ro->dom_cpus[d], t->dom_cpus[d], sizeof(t->dom_cpus[d]));
 	}
 	memcpy((void *)ro->node_dist, t->node_dist, sizeof(t->node_dist));
-	ro->slice_ns = env.slice_us * 1000;
-	ro->balance_interval_ns = env.interval_ms * 1000000;
-	ro->load_half_life_ns = env.half_life_ms * 1000000;
-	ro->migr_cost_ns = env.migr_cost_us * 1000;
-	ro->imbal_pct = env.imbal_pct;
-	ro->numa_imbal_pct = env.numa_imbal_pct;
-	ro->mode = env.mode == MLB_DMODE_HEURISTIC ? MLB_MODE_HEURISTIC
-		   : env.mode == MLB_DMODE_COLLECT ? MLB_MODE_COLLECT
-						   : MLB_MODE_INFER;
-	ro->explore_ppm = env.mode == MLB_DMODE_HEURISTIC ? 0 : env.explore_ppm;
-	ro->horizon_ns = (u64)env.horizon_ms * 1000000;
-	ro->bounce_ns = (u64)env.bounce_ms * 1000000;
-	ro->max_recent_migr = env.max_recent_migr;
-	ro->slice_min_ns = env.slice_min_us * 1000;
-	ro->max_wait_ns = (u64)env.max_wait_ms * 1000000;
-	ro->move_cost_core_us = env.move_cost_core_us;
-	ro->move_cost_llc_us = env.move_cost_llc_us;
-	ro->move_cost_xllc_us = env.move_cost_xllc_us;
-	ro->move_cost_node_us = env.move_cost_node_us;
-	ro->wake_preempt_ns = (u64)env.wake_preempt_us * 1000;
+	ro->slice_ns = OPT(SLICE_US) * 1000;
+	ro->balance_interval_ns = OPT(INTERVAL_MS) * 1000000;
+	ro->load_half_life_ns = OPT(HALF_LIFE_MS) * 1000000;
+	ro->migr_cost_ns = OPT(MIGR_COST_US) * 1000;
+	ro->imbal_pct = OPT(IMBAL_PCT);
+	ro->numa_imbal_pct = OPT(NUMA_IMBAL_PCT);
+	ro->mode = OPT(MODE) == MLB_DMODE_HEURISTIC ? MLB_MODE_HEURISTIC
+		   : OPT(MODE) == MLB_DMODE_COLLECT ? MLB_MODE_COLLECT
+						    : MLB_MODE_INFER;
+	/* --explore is per mille, the BPF side counts per million */
+	ro->explore_ppm = OPT(MODE) == MLB_DMODE_HEURISTIC ? 0 : OPT(EXPLORE) * 1000;
+	ro->horizon_ns = OPT(HORIZON_MS) * 1000000;
+	ro->bounce_ns = OPT(BOUNCE_MS) * 1000000;
+	ro->max_recent_migr = OPT(MAX_RECENT_MIGR);
+	ro->slice_min_ns = OPT(SLICE_MIN_US) * 1000;
+	ro->max_wait_ns = OPT(MAX_WAIT_MS) * 1000000;
+	ro->move_cost_core_us = OPT(MOVE_COST_CORE_US);
+	ro->move_cost_llc_us = OPT(MOVE_COST_LLC_US);
+	ro->move_cost_xllc_us = OPT(MOVE_COST_XLLC_US);
+	ro->move_cost_node_us = OPT(MOVE_COST_NODE_US);
+	ro->wake_preempt_ns = OPT(WAKE_PREEMPT_US) * 1000;
 
-	skel->struct_ops.mlb_ops->timeout_ms = env.watchdog_ms;
-	if (env.partial)
+	skel->struct_ops.mlb_ops->timeout_ms = OPT(WATCHDOG_MS);
+	if (OPT(PARTIAL))
 		skel->struct_ops.mlb_ops->flags |= MLB_OPS_SWITCH_PARTIAL;
 	/* A hotplug that races with loading makes the kernel ask for a restart. */
 	if (!read_sysfs_line(SCX_SYSFS "/hotplug_seq", buf, sizeof(buf)))
@@ -654,7 +466,7 @@ static int run_once(struct loop *lp, bool *restart)
 	int err, stats_fd, work_fd;
 
 	*restart = false;
-	if (mlb_topo_read(env.sysfs, &topo, errbuf, sizeof(errbuf))) {
+	if (mlb_topo_read(OPT_STR(SYSFS), &topo, errbuf, sizeof(errbuf))) {
 		fprintf(stderr, "scx_mlb: topology: %s\n", errbuf);
 		return MLB_EXIT_CANNOT_START;
 	}
@@ -668,13 +480,13 @@ static int run_once(struct loop *lp, bool *restart)
 		goto cleanup;
 	}
 	configure(skel, &topo);
-	if (env.ring_kb && (bpf_map__set_max_entries(skel->maps.decisions, env.ring_kb * 1024) ||
-			    bpf_map__set_max_entries(skel->maps.outcomes, env.ring_kb * 512))) {
+	if (bpf_map__set_max_entries(skel->maps.decisions, OPT(RING_KB) * 1024) ||
+	    bpf_map__set_max_entries(skel->maps.outcomes, OPT(RING_KB) * 512)) {
 		fprintf(stderr, "scx_mlb: cannot size the ring buffers: %s\n", strerror(errno));
 		err = MLB_EXIT_CANNOT_START;
 		goto cleanup;
 	}
-	if (env.verbose) { /* verifier statistics for every program, printed by libbpf */
+	if (OPT(VERBOSE)) { /* verifier statistics for every program, printed by libbpf */
 		struct bpf_program *prog;
 
 		bpf_object__for_each_program(prog, skel->obj) bpf_program__set_log_level(prog, 4);
@@ -724,15 +536,15 @@ static int run_once(struct loop *lp, bool *restart)
 		goto cleanup;
 	}
 	printf("scx_mlb: attached%s, slice %llu us, balance every %llu ms, mode %s\n",
-	       env.partial ? " (partial: SCHED_EXT tasks only)" : "",
-	       (unsigned long long)env.slice_us, (unsigned long long)env.interval_ms,
-	       (const char *[]){"heuristic", "collect", "infer", "adaptive"}[env.mode]);
+	       OPT(PARTIAL) ? " (partial: SCHED_EXT tasks only)" : "",
+	       (unsigned long long)OPT(SLICE_US), (unsigned long long)OPT(INTERVAL_MS),
+	       mlb_opts[MLB_OPT_MODE].choices[OPT(MODE)].name);
 	fflush(stdout);
 
 	stats_fd = bpf_map__fd(skel->maps.stats);
 	work_fd = bpf_map__fd(skel->maps.work);
 	t0 = now_sec();
-	next_stats = t0 + env.stats_sec;
+	next_stats = t0 + OPT(STATS);
 	next_tick = t0 + 1;
 	prev.t = 0;
 	mlb_stats_read(stats_fd, libbpf_num_possible_cpus(), &prev);
@@ -750,13 +562,13 @@ static int run_once(struct loop *lp, bool *restart)
 			double nap = 1.0;
 
 			t = now_sec();
-			if (env.stats_sec && next_stats - t < nap)
+			if (OPT(STATS) && next_stats - t < nap)
 				nap = next_stats - t;
 			if (nap > 0.001)
 				usleep((useconds_t)(nap * 1e6));
 		}
 		t = now_sec();
-		if (env.duration_s && t - lp->t_start >= env.duration_s)
+		if (OPT(DURATION) && t - lp->t_start >= OPT(DURATION))
 			exiting = 1;
 		if (lp->coll && t >= next_tick) {
 			struct mlb_stats_snap s1 = {.t = t - t0};
@@ -774,7 +586,7 @@ static int run_once(struct loop *lp, bool *restart)
 			}
 			next_tick += 1;
 		}
-		if (env.stats_sec && t >= next_stats) {
+		if (OPT(STATS) && t >= next_stats) {
 			cur.t = t - t0;
 			if (!mlb_stats_read(stats_fd, libbpf_num_possible_cpus(), &cur)) {
 				learn_stats(lp, &cur, skel->bss->model_gen_seen, extra,
@@ -786,7 +598,7 @@ static int run_once(struct loop *lp, bool *restart)
 				if (!mlb_work_read(work_fd, libbpf_num_possible_cpus(), &wk))
 					mlb_work_print(stdout, cur.t, &wk);
 			}
-			next_stats += env.stats_sec;
+			next_stats += OPT(STATS);
 		}
 	}
 
@@ -799,7 +611,7 @@ static int run_once(struct loop *lp, bool *restart)
 	}
 	if (!mlb_stats_read(stats_fd, libbpf_num_possible_cpus(), &cur)) {
 		lp->model_decisions += cur.cnt[MLB_STAT_BY_MODEL];
-		if (env.mode >= MLB_DMODE_INFER)
+		if (OPT(MODE) >= MLB_DMODE_INFER)
 			lp->fallback += cur.cnt[MLB_STAT_BY_HEURISTIC];
 		lp->rb_drops += cur.cnt[MLB_STAT_DROP_DECISION] + cur.cnt[MLB_STAT_DROP_OUTCOME];
 		lp->bpf_decisions += cur.cnt[MLB_STAT_CONSIDERED];
@@ -832,37 +644,35 @@ static int loop_setup(struct loop *lp)
 {
 	struct mlb_collect_opts co;
 	char err[512], path[PATH_MAX], dataset[PATH_MAX];
-	const char *model = env.model_path;
+	const char *model = OPT_STR(MODEL);
 	struct mlb_model *m;
 
 	lp->t_start = now_sec();
-	env.learn.heur =
-	    (struct mlb_heur_params){env.imbal_pct, env.numa_imbal_pct, env.max_recent_migr};
 	mlb_learner_init(&lp->learner, &env.learn,
-			 env.mode == MLB_DMODE_HEURISTIC ? NULL : env.state_dir);
-	lp->learning = env.mode == MLB_DMODE_ADAPTIVE;
-	if (env.mode == MLB_DMODE_HEURISTIC)
+			 OPT(MODE) == MLB_DMODE_HEURISTIC ? NULL : OPT_STR(STATE_DIR));
+	lp->learning = OPT(MODE) == MLB_DMODE_ADAPTIVE;
+	if (OPT(MODE) == MLB_DMODE_HEURISTIC)
 		return 0;
-	if (mlb_state_dir_open(env.state_dir, err, sizeof(err))) {
+	if (mlb_state_dir_open(OPT_STR(STATE_DIR), err, sizeof(err))) {
 		fprintf(stderr, "scx_mlb: %s\n", err);
 		return MLB_EXIT_CANNOT_START;
 	}
 	mlb_collect_defaults(&co);
-	snprintf(dataset, sizeof(dataset), "%s/dataset.csv", env.state_dir);
+	snprintf(dataset, sizeof(dataset), "%s/dataset.csv", OPT_STR(STATE_DIR));
 	co.path = dataset;
-	co.window = env.window;
-	co.imitation = env.imitation;
-	co.label.bounce_ns = (u64)env.bounce_ms * 1000000;
+	co.window = OPT(WINDOW);
+	co.imitation = OPT(LABEL) == MLB_LABEL_IMITATION;
+	co.label.bounce_ns = OPT(BOUNCE_MS) * 1000000;
 	lp->coll = mlb_collector_new(&co, err, sizeof(err));
 	if (!lp->coll) {
 		fprintf(stderr, "scx_mlb: %s\n", err);
 		return MLB_EXIT_CANNOT_START;
 	}
-	if (env.mode < MLB_DMODE_INFER)
+	if (OPT(MODE) < MLB_DMODE_INFER)
 		return 0;
 	/* the model to start from: --model, else the state directory's current one */
 	if (!model) {
-		snprintf(path, sizeof(path), "%s/model.mlb", env.state_dir);
+		snprintf(path, sizeof(path), "%s/model.mlb", OPT_STR(STATE_DIR));
 		if (access(path, F_OK))
 			return 0; /* none yet: the heuristic decides until one is trained */
 		model = path;
@@ -870,7 +680,7 @@ static int loop_setup(struct loop *lp)
 	m = malloc(sizeof(*m));
 	if (!m)
 		return MLB_EXIT_CANNOT_START;
-	if (mlb_model_load_checked(model, env.allow_writable_model, m, err, sizeof(err))) {
+	if (mlb_model_load_checked(model, OPT(ALLOW_WRITABLE_MODEL), m, err, sizeof(err))) {
 		fprintf(stderr, "scx_mlb: model refused, the heuristic decides: %s\n", err);
 		free(m);
 		return 0;
@@ -884,16 +694,23 @@ static int loop_setup(struct loop *lp)
 
 int main(int argc, char **argv)
 {
-	struct mlb_heur_params heur = {10, 20, 8};
+	struct mlb_heur_params heur = {};
 	static struct loop lp;
 	bool restart = false;
 	int err;
 
-	mlb_learn_defaults(&env.learn, &heur);
+	opts_init();
 	argp_err_exit_status = MLB_EXIT_USAGE;
 	/* argp's own errors take two lines: parse_arg() reports them in one instead. */
 	if (argp_parse(&argp, argc, argv, ARGP_NO_ERRS | ARGP_NO_HELP, NULL, NULL))
 		return MLB_EXIT_USAGE;
+	heur.imbal_pct = OPT(IMBAL_PCT);
+	heur.numa_imbal_pct = OPT(NUMA_IMBAL_PCT);
+	heur.max_recent_migr = OPT(MAX_RECENT_MIGR);
+	mlb_learn_defaults(&env.learn, &heur);
+	env.learn.retrain_s = OPT(RETRAIN_S);
+	env.learn.retrain_samples = OPT(RETRAIN_SAMPLES);
+	env.learn.min_samples = OPT(MIN_SAMPLES);
 	libbpf_set_print(libbpf_print);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGINT, on_signal);
