@@ -5,6 +5,7 @@
  * Owns every option of scx_mlb (MLB_OPTIONS), the values of its choice options
  * (MLB_<ID>_CHOICES), the examples and the exit statuses. Everything else is generated from
  * them, so nothing is kept in sync by hand:
+ * - the BPF side's rodata initialisers and ring buffer sizes (MLB_DEF_<ID>, usable in BPF C);
  * - the loader's defaults, its argp options and help text, and its parser, which checks every
  *   numeric value against the row's range (src/scx_mlb.c);
  * - the defaults of the learning loop (src/learn.c, src/collect.c).

@@ -48,27 +48,30 @@ const volatile u64 dom_cpus[MLB_MAX_DOMS][MLB_CPUMASK_WORDS];
 const volatile u8 node_dist[MLB_MAX_NODES][MLB_MAX_NODES];
 const volatile u64 node_doms[MLB_MAX_NODES]; /* bit d: domain d is on the node */
 
-/* Tunables (defaults match the loader's; the loader's --help says what each does). */
-const volatile u64 slice_ns = 20000000ULL;
-const volatile u64 slice_min_ns = 1000000ULL;
-const volatile u64 balance_interval_ns = 100000000ULL;
-const volatile u64 load_half_life_ns = 250000000ULL;
-const volatile u64 migr_cost_ns = 500000ULL;
-const volatile u64 max_wait_ns = 20000000ULL;
-const volatile u32 imbal_pct = 10;
-const volatile u32 numa_imbal_pct = 20;
-const volatile u32 max_recent_migr = 8;
-const volatile u32 max_balance_moves = 4;
-const volatile u32 move_cost_core_us = 10;
-const volatile u32 move_cost_llc_us = 100;
-const volatile u32 move_cost_xllc_us = 500;
-const volatile u32 move_cost_node_us = 1000;
-const volatile u64 wake_preempt_ns = 0; /* 0: a waking task never preempts */
+/*
+ * Tunables. The loader writes every one of them; the initialisers are the defaults of the
+ * options they come from (MLB_DEF_<ID>, include/mlb/options.h, where --help's text is too).
+ */
+const volatile u64 slice_ns = MLB_DEF_SLICE_US * 1000ULL;
+const volatile u64 slice_min_ns = MLB_DEF_SLICE_MIN_US * 1000ULL;
+const volatile u64 balance_interval_ns = MLB_DEF_INTERVAL_MS * 1000000ULL;
+const volatile u64 load_half_life_ns = MLB_DEF_HALF_LIFE_MS * 1000000ULL;
+const volatile u64 migr_cost_ns = MLB_DEF_MIGR_COST_US * 1000ULL;
+const volatile u64 max_wait_ns = MLB_DEF_MAX_WAIT_MS * 1000000ULL;
+const volatile u32 imbal_pct = MLB_DEF_IMBAL_PCT;
+const volatile u32 numa_imbal_pct = MLB_DEF_NUMA_IMBAL_PCT;
+const volatile u32 max_recent_migr = MLB_DEF_MAX_RECENT_MIGR;
+const volatile u32 max_balance_moves = 4; /* not an option */
+const volatile u32 move_cost_core_us = MLB_DEF_MOVE_COST_CORE_US;
+const volatile u32 move_cost_llc_us = MLB_DEF_MOVE_COST_LLC_US;
+const volatile u32 move_cost_xllc_us = MLB_DEF_MOVE_COST_XLLC_US;
+const volatile u32 move_cost_node_us = MLB_DEF_MOVE_COST_NODE_US;
+const volatile u64 wake_preempt_ns = MLB_DEF_WAKE_PREEMPT_US * 1000ULL; /* 0: never preempts */
 /* The learning loop (see THE LEARNING LOOP in scx_mlb.bpf.c). */
-const volatile u32 mode = MLB_MODE_HEURISTIC; /* enum mlb_mode */
-const volatile u32 explore_ppm = 0;	      /* decisions taken against the policy, per 10^6 */
-const volatile u64 horizon_ns = 50000000ULL;  /* observation of a decision's outcome */
-const volatile u64 bounce_ns = 50000000ULL; /* a move back to the source within this is a bounce */
+const volatile u32 mode = MLB_MODE_HEURISTIC; /* enum mlb_mode: --mode heuristic */
+const volatile u32 explore_ppm = 0; /* decisions against the policy, per 10^6: none in heuristic */
+const volatile u64 horizon_ns = MLB_DEF_HORIZON_MS * 1000000ULL; /* a decision's observation */
+const volatile u64 bounce_ns = MLB_DEF_BOUNCE_MS * 1000000ULL; /* a move back within it: a bounce */
 
 /* Read by user space. */
 struct mlb_dom_stat dom_stats[MLB_MAX_DOMS];

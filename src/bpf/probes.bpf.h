@@ -11,7 +11,7 @@
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 256 * 1024);
+	__uint(max_entries, MLB_DEF_RING_KB * 512); /* half of --ring-kb */
 } outcomes SEC(".maps");
 
 /* End the observation of @tctx's last recorded decision with @flags; send its outcome. */

@@ -95,6 +95,7 @@
 #include <bpf/bpf_core_read.h>
 
 #include "mlb/intf.h"
+#include "mlb/options.h"
 #include "mlb/load.h"
 #include "mlb/bits.h"
 #include "mlb/heuristic.h"
@@ -383,6 +384,6 @@ struct sched_ext_ops mlb_ops = {
     .disable = (void *)mlb_disable,
     .init = (void *)mlb_init,
     .exit = (void *)mlb_exit,
-    .timeout_ms = 10000,
+    .timeout_ms = MLB_DEF_WATCHDOG_MS, /* --watchdog-ms */
     .name = "scx_mlb",
 };

@@ -25,7 +25,7 @@ u64 decision_seq;   /* ids of decision records */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 512 * 1024);
+	__uint(max_entries, MLB_DEF_RING_KB * 1024); /* --ring-kb */
 } decisions SEC(".maps");
 
 struct {
