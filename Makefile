@@ -86,13 +86,14 @@ run: | $(DEPS_STAMP)
 	bash scripts/run.sh
 
 # A long adaptive run under a rotating workload (not a test): MINUTES=N, default 30.
-# The README's feature and stats tables, printed from the tables that generate the code.
-$(B)/mlb-docs: tools/mlb-docs.c include/mlb/intf.h
+# The README's feature, stats and options tables, printed from the tables that generate the
+# code.
+$(B)/mlb-docs: tools/mlb-docs.c include/mlb/intf.h include/mlb/options.h
 	@mkdir -p $(B)
 	$(CC) $(CFLAGS) -o $@ $<
 
 docs: $(B)/mlb-docs
-	@for t in features stats work; do \
+	@for t in features stats work options; do \
 		$(B)/mlb-docs $$t >$(B)/docs-$$t.md && \
 		awk -v b="<!-- $$t:begin -->" -v e="<!-- $$t:end -->" -v f=$(B)/docs-$$t.md \
 			'$$0 == e { skip = 0 } !skip { print } $$0 == b { while ((getline l < f) > 0) print l; skip = 1 }' \

@@ -1,23 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mlb-docs - print the README's contract tables from the tables that generate the code:
- * the decision features (MLB_FEATURES in include/mlb/intf.h) and the stats line's counters
- * (MLB_STATS). `make docs` puts them between the README's markers; unit/docs-sync fails
- * when the README differs, so the documentation cannot drift from the code.
+ * the decision features (MLB_FEATURES in include/mlb/intf.h), the stats line's counters
+ * (MLB_STATS) and the options (MLB_OPTIONS in include/mlb/options.h). `make docs` puts them
+ * between the README's markers; unit/docs-sync fails when the README differs, so the
+ * documentation cannot drift from the code.
  *
- *   mlb-docs features|stats|work|stat-keys|work-keys
+ *   mlb-docs features|stats|work|stat-keys|work-keys|options|option-list
  *
  * stat-keys prints the counters' keys alone, one per line in enum order (line N is index
  * N - 1 of the BPF `stats` map): bench/workloads.sh reads the map with bpftool by it.
  * work-keys names the u64 slots of struct mlb_work (the `work` map's value) in layout order,
  * one per line: cur, bal_ns, then <callback>_<kind> for every callback and kind.
+ * option-list prints one line per option, hidden ones too, for the tests: "--NAME KIND LO
+ * HI", and for a choice its values, comma-separated.
  *
- * Exit status 0, or 2 with one line on stderr for a bad argument.
+ * Exit status 0; 1 with one line on stderr when the options table repeats a name or a short
+ * option (argp would take the first silently); 2 with one line for a bad argument.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "mlb/intf.h"
+#include "mlb/options.h"
 
 _Static_assert(sizeof(struct mlb_work) == 8 * (2 + MLB_NR_WORK_CBS * MLB_NR_WORK_KINDS),
 	       "work-keys names every u64 of struct mlb_work: cur, bal_ns, n[][]");
@@ -67,14 +72,94 @@ static const char *const tail_keys[][2] = {
      "smoothed wait per run"},
     {"gen / live_gen", "learning modes: generation deployed by user space / last used by BPF"},
     {"samples / pending", "labelled samples written / decisions waiting for their outcome"},
-    {"rb_drops / write_dropped", "records lost to full ring buffers / samples lost to write errors"},
+    {"rb_drops / write_dropped",
+     "records lost to full ring buffers / samples lost to write errors"},
     {"live_acc", "the live model's accuracy on its hold-out (-1: none)"},
 };
+
+/* The table's long names and short options are unique, or one line on stderr and 0. */
+static int options_unique(void)
+{
+	for (int i = 0; i < MLB_NR_OPTS; i++)
+		for (int j = 0; j < i; j++)
+			if (!strcmp(mlb_opts[i].name, mlb_opts[j].name) ||
+			    (mlb_opts[i].short_opt &&
+			     mlb_opts[i].short_opt == mlb_opts[j].short_opt)) {
+				fprintf(stderr,
+					"mlb-docs: options table: --%s repeats --%s's name "
+					"or short option\n",
+					mlb_opts[i].name, mlb_opts[j].name);
+				return 0;
+			}
+	return 1;
+}
+
+/* @s in a markdown table cell: '|' escaped. */
+static void md(const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '|')
+			putchar('\\');
+		putchar(*s);
+	}
+}
+
+/* The README's options table, then the modes. */
+static void options_md(void)
+{
+	char buf[256];
+
+	printf("| option | argument | range | default | description |\n|---|---|---|---|---|\n");
+	for (int i = 0; i < MLB_NR_OPTS; i++) {
+		const struct mlb_opt *o = &mlb_opts[i];
+
+		if (o->hidden)
+			continue;
+		printf("| ");
+		if (o->short_opt)
+			printf("`-%c`, ", o->short_opt);
+		printf("`--%s` | %s | ", o->name, o->arg ? o->arg : "");
+		md(mlb_opt_range(o, buf, sizeof(buf)));
+		printf(" | ");
+		md(mlb_opt_default(o, buf, sizeof(buf)));
+		printf(" | ");
+		md(o->help);
+		printf(" |\n");
+	}
+	printf("\nMODES (`--mode`):\n\n");
+#define MLB_X_MODE(e, name, doc) printf("- `%s`: %s\n", name, doc);
+	MLB_MODE_CHOICES(MLB_X_MODE)
+#undef MLB_X_MODE
+}
+
+/* One line per option for the tests: --NAME KIND LO HI [CHOICE,...]. */
+static void option_list(void)
+{
+	for (int i = 0; i < MLB_NR_OPTS; i++) {
+		const struct mlb_opt *o = &mlb_opts[i];
+
+		printf("--%s %s %llu %llu", o->name, mlb_opt_kind_names[o->kind],
+		       (unsigned long long)o->lo, (unsigned long long)o->hi);
+		for (u64 v = 0; o->kind == MLB_OPTK_CHOICE && v <= o->hi; v++)
+			printf("%c%s", v ? ',' : ' ', o->choices[v].name);
+		printf("\n");
+	}
+}
 
 int main(int argc, char **argv)
 {
 	size_t i;
 
+	if (!options_unique())
+		return 1;
+	if (argc == 2 && !strcmp(argv[1], "options")) {
+		options_md();
+		return 0;
+	}
+	if (argc == 2 && !strcmp(argv[1], "option-list")) {
+		option_list();
+		return 0;
+	}
 	if (argc == 2 && !strcmp(argv[1], "features")) {
 		printf("| # | feature | range | meaning |\n|--:|---|---|---|\n");
 		for (i = 0; i < sizeof(features) / sizeof(features[0]); i++)
@@ -118,6 +203,6 @@ int main(int argc, char **argv)
 				printf("%s_%s\n", work_cbs[i], work_kinds[k].kind);
 		return 0;
 	}
-	fprintf(stderr, "usage: mlb-docs features|stats|work|stat-keys|work-keys\n");
+	fprintf(stderr, "usage: mlb-docs features|stats|work|stat-keys|work-keys|options|option-list\n");
 	return 2;
 }

@@ -8,7 +8,9 @@
  * - the BPF side's rodata initialisers and ring buffer sizes (MLB_DEF_<ID>, usable in BPF C);
  * - the loader's defaults, its argp options and help text, and its parser, which checks every
  *   numeric value against the row's range (src/scx_mlb.c);
- * - the defaults of the learning loop (src/learn.c, src/collect.c).
+ * - the defaults of the learning loop (src/learn.c, src/collect.c);
+ * - the README's options table and the option list the tests read (tools/mlb-docs.c:
+ *   options, option-list).
  *
  * X(ID, short, "long", "ARG", KIND, lo, hi, default, "help"):
  *   ID       MLB_OPT_<ID> indexes the options, MLB_DEF_<ID> is the default (not for STR);
@@ -23,7 +25,7 @@
  *   help     one sentence, without the range and the default: generated code appends them
  *            ("Time slice in microseconds (100-1000000, default 20000)").
  * Values are in the option's own unit (--explore is per mille; the loader converts).
- * The order of the rows is the order of --help.
+ * The order of the rows is the order of --help and the README.
  *
  * Contract: compiles as BPF C, host C and C for tools; a row's default lies in its range,
  * POW2 rows' lo, hi and default are powers of two and a CHOICE row's range covers its
