@@ -28,7 +28,7 @@ DEPS_STAMP := /var/lib/scx_mlb-deps.v1
 KERNEL_DIR := $(B)/kernel
 
 .PHONY: all deps kernel run test test-unit test-vm bench bench-nn bench-trace fuzz-corpus soak format clean docs
-all: $(B)/scx_mlb $(B)/bench-work $(B)/mlb-docs
+all: $(B)/scx_mlb $(B)/bench-work $(B)/mlb-docs $(B)/man/scx_mlb.8
 
 deps: $(DEPS_STAMP)
 $(DEPS_STAMP): scripts/install-deps.sh
@@ -87,10 +87,14 @@ run: | $(DEPS_STAMP)
 
 # A long adaptive run under a rotating workload (not a test): MINUTES=N, default 30.
 # The README's feature, stats and options tables, printed from the tables that generate the
-# code.
+# code; the man page from the options table (man -l build/man/scx_mlb.8).
 $(B)/mlb-docs: tools/mlb-docs.c include/mlb/intf.h include/mlb/options.h
 	@mkdir -p $(B)
 	$(CC) $(CFLAGS) -o $@ $<
+
+$(B)/man/scx_mlb.8: $(B)/mlb-docs
+	@mkdir -p $(dir $@)
+	$(B)/mlb-docs man >$@.tmp && mv $@.tmp $@
 
 docs: $(B)/mlb-docs
 	@for t in features stats work options; do \
@@ -124,4 +128,5 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
 clean:
-	rm -rf $(B)/*.o $(B)/*.skel.h $(B)/scx_mlb $(B)/mlb-model $(B)/bench-work $(B)/tests $(B)/ml
+	rm -rf $(B)/*.o $(B)/*.skel.h $(B)/scx_mlb $(B)/mlb-model $(B)/bench-work $(B)/tests $(B)/ml \
+		$(B)/mlb-docs $(B)/man

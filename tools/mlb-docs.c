@@ -6,7 +6,7 @@
  * between the README's markers; unit/docs-sync fails when the README differs, so the
  * documentation cannot drift from the code.
  *
- *   mlb-docs features|stats|work|stat-keys|work-keys|options|option-list
+ *   mlb-docs features|stats|work|stat-keys|work-keys|options|man|option-list
  *
  * stat-keys prints the counters' keys alone, one per line in enum order (line N is index
  * N - 1 of the BPF `stats` map): bench/workloads.sh reads the map with bpftool by it.
@@ -132,6 +132,121 @@ static void options_md(void)
 #undef MLB_X_MODE
 }
 
+/* @s as roff text: backslashes and dashes escaped (the way help2man does), no request. */
+static void roff(const char *s)
+{
+	if (*s == '.' || *s == '\'')
+		printf("\\&");
+	for (; *s; s++)
+		if (*s == '\\')
+			printf("\\e");
+		else if (*s == '-')
+			printf("\\-");
+		else
+			putchar(*s);
+}
+
+/* A paragraph of roff text from pieces, with a newline. */
+static void roff_line(const char *s)
+{
+	roff(s);
+	putchar('\n');
+}
+
+/* The man page, scx_mlb.8. */
+static void man(void)
+{
+	const struct mlb_opt *state_dir = &mlb_opts[MLB_OPT_STATE_DIR];
+	char buf[512];
+
+	printf(".\\\" scx_mlb.8, printed by tools/mlb-docs.c (mlb-docs man) from the tables of\n"
+	       ".\\\" include/mlb/options.h: edit those, not this.\n");
+	printf(".TH SCX_MLB 8 \"\" \"scx_mlb %s\" \"System Administration\"\n", MLB_VERSION);
+	printf(".nh\n.ad l\n"); /* option names are neither hyphenated nor stretched */
+	printf(".SH NAME\nscx_mlb \\- a sched_ext scheduler with a learned load balancer\n");
+	printf(".SH SYNOPSIS\n.B scx_mlb\n.RI [ OPTION ...]\n");
+	printf(".SH DESCRIPTION\n.B scx_mlb\n");
+	roff_line(
+	    "is a Linux CPU scheduler built on sched_ext (BPF) whose load balancer decides "
+	    "when a task should move from one CPU to another. Every CPU has its own "
+	    "weighted fair queue, so a task only changes CPU when something decides it "
+	    "should, and every such decision (a wake-up, a push at enqueue, an idle CPU's "
+	    "pull, the periodic balancer) goes through one seam: a cost-aware heuristic, "
+	    "which moves a task when the wait the move saves exceeds the cost of a move at "
+	    "that topology level, or a small neural network trained in user space from the "
+	    "measured outcomes of earlier decisions and swapped in while the scheduler runs.");
+	printf(".PP\n");
+	roff_line("Domains are the last-level caches of each NUMA node, read from sysfs at start. "
+		  "Pinned and migration-disabled tasks stay on their CPU; the kernel's watchdog "
+		  "gives the CPUs back to the fair class if a task waits too long; a CPU hotplug "
+		  "makes the kernel ask for a restart, which scx_mlb honours by reattaching.");
+	printf(".PP\n");
+	roff_line("scx_mlb needs a kernel with sched_ext and CAP_SYS_ADMIN. It prints the "
+		  "topology, then a line of key=value statistics every --stats seconds, until "
+		  "SIGINT or SIGTERM detaches it; its last line says why it ended.");
+	printf(".SH OPTIONS\n");
+	for (int i = 0; i < MLB_NR_OPTS; i++) {
+		const struct mlb_opt *o = &mlb_opts[i];
+
+		if (o->hidden)
+			continue;
+		printf(".TP\n");
+		if (o->short_opt)
+			printf("\\fB\\-%c\\fR, ", o->short_opt);
+		printf("\\fB\\-\\-");
+		roff(o->name);
+		printf("\\fR");
+		if (o->arg) {
+			printf("=\\fI");
+			roff(o->arg);
+			printf("\\fR");
+		}
+		printf("\n");
+		roff_line(mlb_opt_doc(o, buf, sizeof(buf)));
+		if (o->kind == MLB_OPTK_CHOICE && i != MLB_OPT_MODE) { /* the modes: MODES */
+			printf(".RS\n");
+			for (u64 v = 0; v <= o->hi; v++) {
+				printf(".TP\n.B ");
+				roff_line(o->choices[v].name);
+				roff_line(o->choices[v].doc);
+			}
+			printf(".RE\n");
+		}
+	}
+	printf(".SH MODES\n");
+	roff_line("What --mode chooses: who decides migrations, and what is recorded in the "
+		  "state directory (--state-dir).");
+#define MLB_X_MODE(e, name, doc) printf(".TP\n.B %s\n", name), roff_line(doc);
+	MLB_MODE_CHOICES(MLB_X_MODE)
+#undef MLB_X_MODE
+	printf(".PP\n");
+	roff_line("Outside heuristic mode every decision is recorded with the features the "
+		  "decider saw, and its outcome is observed for --horizon-ms; the daemon joins "
+		  "them, labels them and appends them to DIR/dataset.csv. Adaptive mode retrains "
+		  "on the last --window samples, deploys a model only if it is at least as "
+		  "accurate as the live one on the most recent samples, saves it as "
+		  "DIR/model.mlb, and gives the CPU back to the heuristic when a model causes "
+		  "migration storms or long waits.");
+	printf(".SH \"EXIT STATUS\"\n");
+#define MLB_X_EXIT(e, v, doc) printf(".TP\n.B %d\n", v), roff_line(doc);
+	MLB_EXIT_STATUSES(MLB_X_EXIT)
+#undef MLB_X_EXIT
+	printf(".SH FILES\n.TP\n.I ");
+	roff_line(state_dir->def_str);
+	roff_line("The default state directory (--state-dir) of collect, infer and adaptive "
+		  "modes: dataset.csv, the labelled samples; model.mlb, the model adaptive mode "
+		  "deployed last and infer mode starts from; model.prev.mlb, the one before it. "
+		  "Created 0750 if missing; refused if group- or world-writable.");
+	printf(".TP\n.I /etc/default/scx_mlb\n");
+	roff_line("Options for scx_mlb where a service manager starts it. scx_mlb itself "
+		  "reads no configuration file: everything is on its command line.");
+	printf(".SH EXAMPLES\n");
+#define MLB_X_EX(cmd, doc) printf(".TP\n.B "), roff_line(cmd), roff_line(doc);
+	MLB_EXAMPLES(MLB_X_EX)
+#undef MLB_X_EX
+	printf(".SH \"SEE ALSO\"\n.BR mlb\\-model (1)\n");
+}
+
 /* One line per option for the tests: --NAME KIND LO HI [CHOICE,...]. */
 static void option_list(void)
 {
@@ -154,6 +269,10 @@ int main(int argc, char **argv)
 		return 1;
 	if (argc == 2 && !strcmp(argv[1], "options")) {
 		options_md();
+		return 0;
+	}
+	if (argc == 2 && !strcmp(argv[1], "man")) {
+		man();
 		return 0;
 	}
 	if (argc == 2 && !strcmp(argv[1], "option-list")) {
@@ -203,6 +322,6 @@ int main(int argc, char **argv)
 				printf("%s_%s\n", work_cbs[i], work_kinds[k].kind);
 		return 0;
 	}
-	fprintf(stderr, "usage: mlb-docs features|stats|work|stat-keys|work-keys|options|option-list\n");
+	fprintf(stderr, "usage: mlb-docs features|stats|work|stat-keys|work-keys|options|man|option-list\n");
 	return 2;
 }

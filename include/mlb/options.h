@@ -9,8 +9,8 @@
  * - the loader's defaults, its argp options and help text, and its parser, which checks every
  *   numeric value against the row's range (src/scx_mlb.c);
  * - the defaults of the learning loop (src/learn.c, src/collect.c);
- * - the README's options table and the option list the tests read (tools/mlb-docs.c:
- *   options, option-list).
+ * - the README's options table, the man page scx_mlb.8 and the option list the tests read
+ *   (tools/mlb-docs.c: options, man, option-list).
  *
  * X(ID, short, "long", "ARG", KIND, lo, hi, default, "help"):
  *   ID       MLB_OPT_<ID> indexes the options, MLB_DEF_<ID> is the default (not for STR);
@@ -25,7 +25,7 @@
  *   help     one sentence, without the range and the default: generated code appends them
  *            ("Time slice in microseconds (100-1000000, default 20000)").
  * Values are in the option's own unit (--explore is per mille; the loader converts).
- * The order of the rows is the order of --help and the README.
+ * The order of the rows is the order of --help, the README and the man page.
  *
  * Contract: compiles as BPF C, host C and C for tools; a row's default lies in its range,
  * POW2 rows' lo, hi and default are powers of two and a CHOICE row's range covers its
