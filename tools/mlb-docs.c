@@ -12,8 +12,8 @@
  * N - 1 of the BPF `stats` map): bench/workloads.sh reads the map with bpftool by it.
  * work-keys names the u64 slots of struct mlb_work (the `work` map's value) in layout order,
  * one per line: cur, bal_ns, then <callback>_<kind> for every callback and kind.
- * option-list prints one line per option, hidden ones too, for the tests: "--NAME KIND LO
- * HI", and for a choice its values, comma-separated.
+ * man prints the man page scx_mlb.8 (roff). option-list prints one line per option, hidden
+ * ones too, for the tests: "--NAME KIND LO HI", and for a choice its values, comma-separated.
  *
  * Exit status 0; 1 with one line on stderr when the options table repeats a name or a short
  * option (argp would take the first silently); 2 with one line for a bad argument.
@@ -322,6 +322,7 @@ int main(int argc, char **argv)
 				printf("%s_%s\n", work_cbs[i], work_kinds[k].kind);
 		return 0;
 	}
-	fprintf(stderr, "usage: mlb-docs features|stats|work|stat-keys|work-keys|options|man|option-list\n");
+	fprintf(stderr,
+		"usage: mlb-docs features|stats|work|stat-keys|work-keys|options|man|option-list\n");
 	return 2;
 }
