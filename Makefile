@@ -130,3 +130,29 @@ format:
 clean:
 	rm -rf $(B)/*.o $(B)/*.skel.h $(B)/scx_mlb $(B)/mlb-model $(B)/bench-work $(B)/tests $(B)/ml \
 		$(B)/mlb-docs $(B)/man
+
+# Install: the programs, the man page, the service and its defaults, the state directory
+# (0750: datasets and models are the machine's scheduling history). DESTDIR for packaging.
+# uninstall keeps the state directory and /etc/default/scx_mlb (the user's data and settings).
+PREFIX ?= /usr/local
+SBINDIR := $(PREFIX)/sbin
+BINDIR := $(PREFIX)/bin
+MANDIR := $(PREFIX)/share/man
+SYSCONFDIR ?= /etc
+UNITDIR ?= /lib/systemd/system
+STATEDIR ?= /var/lib/scx_mlb
+.PHONY: install uninstall
+install: $(B)/scx_mlb $(B)/mlb-model $(B)/man/scx_mlb.8
+	install -D -m 0755 $(B)/scx_mlb $(DESTDIR)$(SBINDIR)/scx_mlb
+	install -D -m 0755 $(B)/mlb-model $(DESTDIR)$(BINDIR)/mlb-model
+	install -D -m 0644 $(B)/man/scx_mlb.8 $(DESTDIR)$(MANDIR)/man8/scx_mlb.8
+	install -d -m 0755 $(DESTDIR)$(UNITDIR)
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+		dist/scx_mlb.service.in >$(DESTDIR)$(UNITDIR)/scx_mlb.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/scx_mlb.service
+	[ -e $(DESTDIR)$(SYSCONFDIR)/default/scx_mlb ] || \
+		install -D -m 0644 dist/scx_mlb.default $(DESTDIR)$(SYSCONFDIR)/default/scx_mlb
+	install -d -m 0750 $(DESTDIR)$(STATEDIR)
+uninstall:
+	rm -f $(DESTDIR)$(SBINDIR)/scx_mlb $(DESTDIR)$(BINDIR)/mlb-model \
+		$(DESTDIR)$(MANDIR)/man8/scx_mlb.8 $(DESTDIR)$(UNITDIR)/scx_mlb.service
