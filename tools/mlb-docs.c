@@ -238,8 +238,10 @@ static void man(void)
 		  "deployed last and infer mode starts from; model.prev.mlb, the one before it. "
 		  "Created 0750 if missing; refused if group- or world-writable.");
 	printf(".TP\n.I /etc/default/scx_mlb\n");
-	roff_line("Options for scx_mlb where a service manager starts it. scx_mlb itself "
-		  "reads no configuration file: everything is on its command line.");
+	roff_line("SCX_MLB_FLAGS, the options scx_mlb.service (make install) starts it with. "
+		  "scx_mlb itself reads no configuration file: everything is on its command line. "
+		  "Under sched-ext's scx.service: SCX_SCHEDULER=scx_mlb and SCX_FLAGS in "
+		  "/etc/default/scx.");
 	printf(".SH EXAMPLES\n");
 #define MLB_X_EX(cmd, doc) printf(".TP\n.B "), roff_line(cmd), roff_line(doc);
 	MLB_EXAMPLES(MLB_X_EX)
