@@ -149,7 +149,8 @@ struct mlb_collector {
 	u64 last_sync_ns;
 	off_t trunc_to; /* >= 0: a partial line to cut off before the next write */
 	int io_err;	/* errno not reported yet */
-	int failing;	/* the last file operation failed */
+	int failing;	/* in a run of failures: a new error is not said again */
+	off_t fail_size; /* c->size when the run began */
 	off_t size;	/* of the file, as written through this collector */
 	long page;	/* no line crosses a multiple of it; 0: not a regular file */
 	size_t hdr_len;
@@ -264,10 +265,18 @@ size_t mlb_collect_expire(struct mlb_collector *c, u64 now_ns, u64 max_age_ns)
 static int io_fail(struct mlb_collector *c, int e)
 {
 	c->st.write_errors++;
-	if (!c->failing && !c->io_err)
-		c->io_err = e;
+	if (!c->failing) {
+		if (!c->io_err)
+			c->io_err = e;
+		c->fail_size = c->size;
+	}
 	c->failing = 1;
 	return -e;
+}
+
+static off_t roundup_off(off_t v, long page)
+{
+	return (v + page - 1) / page * page;
 }
 
 /* Append @len bytes at @buf as one write(2), or nothing. 0 or a negative errno. */
@@ -296,8 +305,15 @@ static int append(struct mlb_collector *c, const char *buf, size_t len)
 		return io_fail(c, ENOSPC);
 	}
 	c->size += n;
-	c->failing = 0;
 	c->dirty = 1;
+	/*
+	 * The run of failures ends when a write lands past the page the first failure was in.
+	 * A full file system (tmpfs, or ext4 with no free block) still takes the short lines
+	 * that fit in the slack of the file's last page: those succeed between failures, and
+	 * they show no space coming back, so they must not make the error be said again.
+	 */
+	if (c->failing && (!c->page || c->size > roundup_off(c->fail_size, c->page)))
+		c->failing = 0;
 	return 0;
 }
 

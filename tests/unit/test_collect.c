@@ -693,7 +693,7 @@ static void test_short_writes(void)
 	size_t w0 = n_wants, written = 0;
 	char err[256];
 	u64 id = 1;
-	off_t size;
+	off_t size, page = sysconf(_SC_PAGESIZE);
 
 	signal(SIGXFSZ, SIG_IGN);
 	mlb_collect_defaults(&o);
@@ -720,15 +720,98 @@ static void test_short_writes(void)
 		CHECK(mlb_collector_io_error(c) == 0);
 		CHECK(file_size(path) == size);
 		n_wants -= 3; /* none of them is in the file */
-		/* lifted: writing resumes (with the header first in round 0) */
-		CHECK(feed_limited(c, &id, 2, 0, RLIM_INFINITY) == 0);
-		written += 2;
+		/*
+		 * lifted: writing resumes (with the header first in round 0) and goes on into the
+		 * next page, which ends the run of failures
+		 */
+		do {
+			CHECK(feed_limited(c, &id, 1, 0, RLIM_INFINITY) == 0);
+			written++;
+		} while (file_size(path) <= (size + page - 1) / page * page && written < 1000);
 		CHECK(mlb_collector_io_error(c) == 0);
 		CHECK(whole_lines(path) == (long)written);
 	}
 	CHECK(mlb_collector_stats(c)->written == written);
 	CHECK(mlb_collector_stats(c)->write_dropped == 9);
 	CHECK(mlb_collector_free(c) == 0);
+	CHECK(csv_matches(path, "label", w0, n_wants));
+	signal(SIGXFSZ, SIG_DFL);
+}
+
+/* The collector's sample @id with every feature at its smallest magnitude: a short line. */
+static struct mlb_decision_rec mkdec_short(u64 id)
+{
+	struct mlb_decision_rec d = mkdec(id, id, 0, 1);
+
+	for (int i = 0; i < MLB_NR_FEATURES; i++) {
+		s32 lo = mlb_feature_descs[i].min, hi = mlb_feature_descs[i].max;
+
+		d.f.v[i] = lo > 0 ? lo : hi < 0 ? hi : 0;
+	}
+	d.f.v[MLB_F_KIND] = d.kind;
+	return d;
+}
+
+/* Feed one sample, short or long, at the file size limit @lim. Returns the size added. */
+static off_t feed_one(struct mlb_collector *c, const char *path, u64 *id, int short_line,
+		      rlim_t lim)
+{
+	struct mlb_decision_rec d = short_line ? mkdec_short(*id) : mkdec(*id, *id, 0, 1);
+	off_t before = file_size(path);
+
+	(*id)++;
+	set_fsize(lim);
+	CHECK(mlb_collect_decision(c, &d) == 0);
+	CHECK(feed_outcome(c, &d, 0) == 0);
+	set_fsize(RLIM_INFINITY);
+	return file_size(path) - before;
+}
+
+/*
+ * A full file system still takes the lines that fit in the slack of the file's last page
+ * (tmpfs, ext4): short lines succeed between long ones that fail. The error is said once for
+ * the whole run, and again only after writing went on into a new page.
+ */
+static void test_page_slack(void)
+{
+	const char *path = tmp_path("slack.csv");
+	off_t page = sysconf(_SC_PAGESIZE), size, len_short, len_long;
+	struct mlb_collector *c;
+	size_t w0 = n_wants;
+	u64 id = 1;
+
+	signal(SIGXFSZ, SIG_IGN);
+	unlink(path);
+	c = open_coll(path, 64, 0, 0);
+	CHECK(c);
+	if (!c)
+		return;
+	len_long = feed_one(c, path, &id, 0, RLIM_INFINITY); /* with the header */
+	len_short = feed_one(c, path, &id, 1, RLIM_INFINITY);
+	len_long = feed_one(c, path, &id, 0, RLIM_INFINITY);
+	CHECK(len_short > 0 && len_long > len_short + 32);
+	CHECK(mlb_collector_io_error(c) == 0);
+	for (int round = 0; round < 2; round++) {
+		/* far from the end of a page, with room for a short line and not a long one */
+		while ((size = file_size(path)) % page > page - 8 * len_long && size < 64 * page)
+			feed_one(c, path, &id, 0, RLIM_INFINITY);
+		for (int k = 0; k < 3; k++) {
+			off_t slack = file_size(path) + len_short + 16;
+
+			CHECK(feed_one(c, path, &id, 0, (rlim_t)slack) == 0);
+			n_wants--; /* not in the file */
+			CHECK(feed_one(c, path, &id, 1, (rlim_t)slack) > 0); /* the short line fits */
+			/* said at the first failure of the run, not after a line in the slack */
+			CHECK(mlb_collector_io_error(c) == (k ? 0 : ENOSPC));
+		}
+		/* into the next page: the run is over, the next failure is said again */
+		while (file_size(path) <= (size + page - 1) / page * page)
+			feed_one(c, path, &id, 0, RLIM_INFINITY);
+		CHECK(mlb_collector_io_error(c) == 0);
+	}
+	CHECK(mlb_collector_stats(c)->write_dropped == 6);
+	CHECK(mlb_collector_free(c) == 0);
+	CHECK(whole_lines(path) > 0);
 	CHECK(csv_matches(path, "label", w0, n_wants));
 	signal(SIGXFSZ, SIG_DFL);
 }
@@ -834,6 +917,7 @@ int main(void)
 	test_refuse();
 	test_dev_full();
 	test_short_writes();
+	test_page_slack();
 	test_kill();
 	if (!failures)
 		cleanup();
