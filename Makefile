@@ -27,7 +27,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -mcpu=v3 -Wall -Werror 
 DEPS_STAMP := /var/lib/scx_mlb-deps.v1
 KERNEL_DIR := $(B)/kernel
 
-.PHONY: all deps kernel run test test-unit test-vm bench bench-nn bench-trace fuzz-corpus soak format clean docs
+.PHONY: FORCE all deps kernel run test test-unit test-vm bench bench-nn bench-trace fuzz-corpus soak format clean docs
 all: $(B)/scx_mlb $(B)/bench-work $(B)/mlb-docs $(B)/man/scx_mlb.8
 
 deps: $(DEPS_STAMP)
@@ -46,7 +46,7 @@ $(B)/vmlinux.h: | $(DEPS_STAMP)
 	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
 
 BPF_HDRS := $(wildcard src/bpf/*.h) $(wildcard include/mlb/*.h)
-$(B)/scx_mlb.bpf.o: src/bpf/scx_mlb.bpf.c $(BPF_HDRS) $(B)/vmlinux.h | $(DEPS_STAMP)
+$(B)/scx_mlb.bpf.o: src/bpf/scx_mlb.bpf.c $(BPF_HDRS) $(B)/vmlinux.h $(B)/mlb-version.h | $(DEPS_STAMP)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 # bpftool 7.5 emits a struct_ops auto-attach field (.link) that libbpf 1.4's skeleton struct
@@ -54,9 +54,21 @@ $(B)/scx_mlb.bpf.o: src/bpf/scx_mlb.bpf.c $(BPF_HDRS) $(B)/vmlinux.h | $(DEPS_ST
 $(B)/scx_mlb.skel.h: $(B)/scx_mlb.bpf.o
 	$(BPFTOOL) gen skeleton $< name scx_mlb | sed '/^\tmap->link = /d' > $@.tmp && mv $@.tmp $@
 
+# The git revision that --version prints and the ops name carries, rewritten only when it
+# changes (a clean checkout: g<hash>; local changes: g<hash>_dirty). Where git cannot tell
+# (a tarball, the read-only tree in the test guest), the header that exists is kept.
+$(B)/mlb-version.h: FORCE
+	@mkdir -p $(B); \
+	if g=$$(git -C $(CURDIR) describe --always --dirty=_dirty --abbrev=7 --match=NONE 2>/dev/null); \
+	then g=g$$g; elif [ -f $@ ]; then exit 0; else g=unknown; fi; \
+	echo "#define MLB_GIT \"$$g\"" >$@.tmp; \
+	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+FORCE:
+
 MLB_SRCS := src/scx_mlb.c src/topology.c src/stats.c src/collect.c src/learn.c \
 	src/ml/data.c src/ml/model.c src/ml/mlp.c src/ml/quant.c src/ml/metrics.c src/ml/train.c
-$(B)/scx_mlb: $(MLB_SRCS) $(wildcard src/*.h) $(wildcard include/mlb/*.h) $(B)/scx_mlb.skel.h
+$(B)/scx_mlb: $(MLB_SRCS) $(wildcard src/*.h) $(wildcard include/mlb/*.h) $(B)/scx_mlb.skel.h \
+		$(B)/mlb-version.h
 	$(CC) $(CFLAGS) -Isrc -o $@ $(MLB_SRCS) $(LDLIBS_BPF) -lm -lpthread
 
 # Host unit tests: tests/unit/test_NAME.c -> $(B)/tests/unit/NAME (with sanitizers).

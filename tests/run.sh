@@ -135,7 +135,10 @@ for i in "${!names[@]}"; do
 		fail=$((fail + 1))
 	else
 		echo "not ok - $n (exit $rc, ${dt}s)"
-		tail -n 30 "$log" | sed 's/^/#   /'
+		# the cause first (a long log's tail can be all stats lines), then the tail, cut to
+		# 300 columns so that a CI log that keeps only part of the output keeps the cause
+		grep -a -m 20 -E '^(FAIL|not ok|trace:)' "$log" | cut -c1-300 | sed 's/^/#   cause: /'
+		tail -n 30 "$log" | cut -c1-300 | sed 's/^/#   /'
 		fail=$((fail + 1))
 	fi
 done

@@ -25,6 +25,13 @@ typedef uint8_t u8;
 #endif
 
 #define MLB_VERSION "0.2.0"
+/*
+ * The ops name: what /sys/kernel/sched_ext/root/ops shows while scx_mlb runs. It carries the
+ * version and the git revision (MLB_GIT, from build/mlb-version.h, which the user includes),
+ * as sched-ext's schedulers do, so that a report from a running machine says which build
+ * ran. The kernel takes letters, digits, '_' and '.' in it, up to 127 of them.
+ */
+#define MLB_OPS_NAME "scx_mlb_" MLB_VERSION "_" MLB_GIT
 
 /* Limits of the topology the scheduler handles (the same as scx_rusty's). */
 #define MLB_MAX_CPUS	  512

@@ -131,7 +131,7 @@ enum mlb_label_kind {
 	X(VERBOSE, 'v', "verbose", NULL, FLAG, 0, 1, 0,                                            \
 	  "Print libbpf's debug messages and verifier statistics")                                 \
 	X(HELP, 'h', "help", NULL, FLAG, 0, 1, 0, "Show this help and exit")                       \
-	X(VERSION, 'V', "version", NULL, FLAG, 0, 1, 0, "Print the version and exit")
+	X(VERSION, 'V', "version", NULL, FLAG, 0, 1, 0, "Print the version, git revision and ops name, and exit")
 
 /* Options for the tests alone: not in --help, the README or the man page. */
 #define MLB_OPT_HIDDEN(id) ((id) == MLB_OPT_SYSFS)

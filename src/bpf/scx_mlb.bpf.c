@@ -95,6 +95,7 @@
 #include <bpf/bpf_core_read.h>
 
 #include "mlb/intf.h"
+#include "mlb-version.h" /* MLB_GIT, for MLB_OPS_NAME */
 #include "mlb/options.h"
 #include "mlb/load.h"
 #include "mlb/bits.h"
@@ -366,6 +367,8 @@ void BPF_STRUCT_OPS(mlb_exit, struct scx_exit_info *ei)
 	exit_info.kind = ei->kind;
 }
 
+_Static_assert(sizeof(MLB_OPS_NAME) <= SCX_OPS_NAME_LEN, "the ops name fits the kernel's");
+
 SEC(".struct_ops.link")
 struct sched_ext_ops mlb_ops = {
     .select_cpu = (void *)mlb_select_cpu,
@@ -385,5 +388,5 @@ struct sched_ext_ops mlb_ops = {
     .init = (void *)mlb_init,
     .exit = (void *)mlb_exit,
     .timeout_ms = MLB_DEF_WATCHDOG_MS, /* --watchdog-ms */
-    .name = "scx_mlb",
+    .name = MLB_OPS_NAME,
 };

@@ -11,7 +11,7 @@ ML_TESTS := $(addprefix $(B)/tests/unit/,gradcheck train-known quant-agreement m
 all: $(B)/mlb-model $(ML_TESTS) $(B)/ml/fuzz-model $(B)/ml/fuzz-csv
 
 # Training is the hot path of the tool: -O3 lets gcc vectorise the dot products.
-$(B)/mlb-model: src/ml/mlb_model.c $(ML_SRCS) $(ML_HDRS)
+$(B)/mlb-model: src/ml/mlb_model.c $(ML_SRCS) $(ML_HDRS) $(B)/mlb-version.h
 	$(CC) $(CFLAGS) -O3 -o $@ src/ml/mlb_model.c $(ML_SRCS) -lm
 
 # The inference built for BPF exactly as the scheduler builds it, and its skeleton.

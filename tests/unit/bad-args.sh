@@ -129,7 +129,15 @@ n=$((n + 1))
 "$bin" --help | grep -q '^EXAMPLES:' && "$bin" -h | grep -q -- '--slice-us' ||
 	{ echo "FAIL: --help"; fails=$((fails + 1)); }
 n=$((n + 1))
-[ "$("$bin" --version)" = "$("$bin" -V)" ] && "$bin" --version | grep -q '^scx_mlb [0-9]' ||
-	{ echo "FAIL: --version"; fails=$((fails + 1)); }
+# the version, the git revision of this tree, and the ops name made of both
+ver=$(sed -n 's/^#define MLB_VERSION "\(.*\)"$/\1/p' include/mlb/intf.h)
+if rev=$(git describe --always --dirty=_dirty --abbrev=7 --match=NONE 2>/dev/null); then
+	rev=g$rev
+else
+	rev='[a-z0-9_]*'
+fi
+[ "$("$bin" --version)" = "$("$bin" -V)" ] &&
+	"$bin" --version | grep -qx "scx_mlb $ver ($rev, ops scx_mlb_${ver}_$rev)" ||
+	{ echo "FAIL: --version: $("$bin" -V), expected version $ver, revision $rev"; fails=$((fails + 1)); }
 echo "bad-args: $n cases, $fails failed"
 [ $fails -eq 0 ]

@@ -24,7 +24,8 @@ expect 0 "$tool" --help
 grep -q "Examples:" "$work/out" || fail "--help has no examples"
 # -V is --version, as in scx_mlb; the validation share is --val-frac (long only)
 expect 0 "$tool" -V
-grep -q "^mlb-model [0-9][0-9.]* (model format version [0-9]*)$" "$work/out" || fail "-V: $(cat "$work/out")"
+grep -q "^mlb-model [0-9][0-9.]* (\(g[0-9a-f]\{7,\}\(_dirty\)\?\|unknown\), model format version [0-9]*)$" "$work/out" ||
+	fail "-V: $(cat "$work/out")"
 cp "$work/out" "$work/version"
 expect 0 "$tool" --version
 cmp -s "$work/out" "$work/version" || fail "--version and -V differ"

@@ -29,9 +29,17 @@ zzz() {
 # rd FILE: its first line, no fork (empty if unreadable).
 rd() { local l=""; { read -r l <"$1"; } 2>/dev/null; printf '%s' "$l"; }
 
+# mlb_ops_name: the ops name MLB_BIN says it registers ("scx_mlb_<version>_g<hash>", from -V),
+# in MLB_OPS; what root/ops must show while it runs.
+mlb_ops_name() {
+	MLB_OPS=$("$MLB_BIN" -V | sed -n 's/^scx_mlb .*, ops \(scx_mlb_[A-Za-z0-9_.]*\))$/\1/p')
+	[ -n "$MLB_OPS" ] || fail "$MLB_BIN -V names no ops scx_mlb_*: $("$MLB_BIN" -V)"
+}
+
 need_mlb() {
 	[ -d $SCX ] || fail "this kernel has no $SCX"
 	[ -x "$MLB_BIN" ] || fail "no scheduler binary $MLB_BIN (run make)"
+	mlb_ops_name
 	[ "$(cat $SCX/state)" = disabled ] || fail "sched_ext state is '$(cat $SCX/state)' before the test"
 }
 
@@ -86,14 +94,14 @@ mlb_log_drain() {
 	MLB_TEE_PID="" MLB_FIFO=""
 }
 
-# mlb_wait_enabled [SEC]: until state=enabled and root/ops=scx_mlb (default MLB_ENABLE_TIMEOUT,
+# mlb_wait_enabled [SEC]: until state=enabled and root/ops=$MLB_OPS (default MLB_ENABLE_TIMEOUT,
 # 180 s: loading, i.e. the BPF verifier, takes ~50 s under TCG).
 mlb_wait_enabled() {
 	local lim=$(($(now_ms) + ${1:-${MLB_ENABLE_TIMEOUT:-180}} * 1000)) t0=$(now_ms) st ops
 	while :; do
 		st=$(rd $SCX/state)
 		ops=$(rd $SCX/root/ops)
-		[ "$st" = enabled ] && [ "$ops" = scx_mlb ] && break
+		[ "$st" = enabled ] && [ "$ops" = "$MLB_OPS" ] && break
 		kill -0 "$MLB_PID" 2>/dev/null || { wait "$MLB_PID"; fail "scx_mlb exited ($?) before enabling (state=$st ops=$ops)"; }
 		[ "$(now_ms)" -lt $lim ] || fail "scheduler not enabled after ${1:-${MLB_ENABLE_TIMEOUT:-180}}s (state=$st ops=$ops)"
 		zzz 0.2
@@ -101,12 +109,12 @@ mlb_wait_enabled() {
 	note "enabled after $(($(now_ms) - t0)) ms: state=$st ops=$ops"
 }
 
-# mlb_check_enabled: still state=enabled, ops=scx_mlb, and the process is alive.
+# mlb_check_enabled: still state=enabled, ops=$MLB_OPS, and the process is alive.
 mlb_check_enabled() {
 	local st ops
 	st=$(rd $SCX/state)
 	ops=$(rd $SCX/root/ops)
-	[ "$st" = enabled ] && [ "$ops" = scx_mlb ] || fail "scheduler no longer enabled: state=$st ops=$ops${1:+ ($1)}; $(grep -a '^scx_mlb: exit:' "$MLB_LOG" | tail -n1)"
+	[ "$st" = enabled ] && [ "$ops" = "$MLB_OPS" ] || fail "scheduler no longer enabled: state=$st ops=$ops${1:+ ($1)}; $(grep -a '^scx_mlb: exit:' "$MLB_LOG" | tail -n1)"
 	kill -0 "$MLB_PID" 2>/dev/null || fail "scx_mlb process is gone"
 }
 

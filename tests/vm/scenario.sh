@@ -67,6 +67,9 @@ if [ -s "$out/console-bad.txt" ]; then
 	show
 	[ $rc = 124 ] && echo "(the scenario also timed out after ${timeout}s)"
 	echo "FAIL: kernel console shows: $(head -n1 "$out/console-bad.txt") ($(wc -l <"$out/console-bad.txt") such lines, see $out/console-bad.txt)"
+	# where it happened: the first report's RIP and call trace, for a CI log that keeps little
+	tr -d '\r' <"$con" | sed -n "/$(head -n1 "$out/console-bad.txt" | sed 's/[][\/.*^$]/\\&/g')/,\$p" |
+		grep -aE 'RIP:|Comm:|^\[ *[0-9.]+\] +[? ]*[A-Za-z_][A-Za-z0-9_.]*\+0x' | head -n 14 | sed 's/^/trace: /'
 	exit 1
 fi
 rm -f "$out/console-bad.txt"

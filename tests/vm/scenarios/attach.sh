@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # topo: flat4
 # timeout: 300
-# scx_mlb attaches: sched_ext state becomes "enabled" with root/ops "scx_mlb", it schedules
-# every task (switch_all=1, this shell has ext.enabled=1), then it detaches on SIGINT.
+# scx_mlb attaches: sched_ext state becomes "enabled" with root/ops the ops name that
+# `scx_mlb -V` states (scx_mlb_<version>_g<hash>), it schedules every task (switch_all=1,
+# this shell has ext.enabled=1), then it detaches on SIGINT.
 source "$MLB_ROOT/tests/vm/scenario-lib.sh"
 mlb_start --stats 1
 mlb_wait_enabled
+[[ $(rd $SCX/root/ops) =~ ^scx_mlb_[0-9]+\.[0-9]+\.[0-9]+_(g[0-9a-f]{7,}(_dirty)?|unknown)$ ]] ||
+	fail "root/ops '$(rd $SCX/root/ops)' is not scx_mlb_<version>_g<hash>"
 sw=$(cat $SCX/switch_all)
 [ "$sw" = 1 ] || fail "switch_all=$sw, expected 1 without --partial"
 zzz 1

@@ -5,7 +5,7 @@
 # online; scx_mlb restarts (it reloads and reattaches: the documented behaviour, see the
 # README's Reliability section). Running in infer mode with a model and recording, with 4
 # spinners running, CPU 7 goes offline, then online: after each change scx_mlb is attached
-# again (a new "attached" line, state enabled, root/ops scx_mlb), its topology has the CPUs
+# again (a new "attached" line, state enabled, root/ops its ops name), its topology has the CPUs
 # that are online, every spinner keeps getting CPU time, the model is deployed again (the
 # BPF side runs generation 1) and the same dataset keeps growing, readable; SIGINT -> 0.
 source "$MLB_ROOT/tests/vm/scenario-lib.sh"

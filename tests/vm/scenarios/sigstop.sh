@@ -30,7 +30,7 @@ while [ "$(now_ms)" -lt $t_end ]; do
 	hackbench -g 4 -l 20 >>"$MLB_OUT/hackbench.log" 2>&1 || fail "hackbench failed while the daemon was stopped"
 	hb=$((hb + 1))
 	st=$(rd $SCX/state) ops=$(rd $SCX/root/ops)
-	[ "$st" = enabled ] && [ "$ops" = scx_mlb ] || fail "scheduler gone while stopped: state=$st ops=$ops"
+	[ "$st" = enabled ] && [ "$ops" = "$MLB_OPS" ] || fail "scheduler gone while stopped: state=$st ops=$ops"
 done
 spin_progress 1
 wait $sp
