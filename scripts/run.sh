@@ -24,7 +24,7 @@ if [ "${1:-}" = --in-guest ]; then
 	secs=${DEMO_SECONDS:-90}
 	cd /tmp
 	echo "== guest: $(nproc) CPUs, L3 groups: $(cat /sys/devices/system/cpu/cpu*/cache/index3/shared_cpu_list | sort -u | tr '\n' ' ')"
-	[ $# -gt 0 ] || set -- --mode adaptive --state-dir /tmp/mlb-demo --retrain-s 15 \
+	[ $# -gt 0 ] || set -- --mode adaptive --stats 5 --state-dir /tmp/mlb-demo --retrain-s 15 \
 		--retrain-samples 1000 --min-samples 300
 	mlb_start --stats 5 "$@"
 	mlb_wait_enabled
@@ -42,7 +42,7 @@ fi
 [ -x "$bin" ] || { echo "run: no $bin (make)" >&2; exit 1; }
 if [ -d /sys/kernel/sched_ext ]; then
 	echo "run: this host has sched_ext; running $bin $* (Ctrl-C stops it)" >&2
-	[ $# -gt 0 ] || set -- --mode adaptive
+	[ $# -gt 0 ] || set -- --mode adaptive --stats 5
 	if [ "$(id -u)" = 0 ]; then exec "$bin" "$@"; else exec sudo "$bin" "$@"; fi
 fi
 echo "run: no sched_ext on this host; booting the numa2x2 test guest (TCG, ~20 s to boot) for a ~${DEMO_SECONDS:-90} s learning demo" >&2

@@ -97,7 +97,7 @@ enum mlb_label_kind {
 	  "The kernel aborts the scheduler when a runnable task waits this long")                  \
 	X(PARTIAL, 'p', "partial", NULL, FLAG, 0, 1, 0,                                            \
 	  "Schedule only tasks whose policy is SCHED_EXT")                                         \
-	X(STATS, 'S', "stats", "SECONDS", NUM, 0, 3600, 1, "Stats line period in seconds, 0: off") \
+	X(STATS, 'S', "stats", "SECONDS", NUM, 0, 3600, 0, "Stats line period in seconds (0: none, the default)") \
 	X(DURATION, 0, "duration", "SEC", NUM, 0, 100000000, 0,                                    \
 	  "Detach and exit after SEC seconds, 0: never")                                           \
 	X(MODE, 'm', "mode", "MODE", CHOICE, 0, MLB_NR_DMODES - 1, MLB_DMODE_HEURISTIC,            \

@@ -47,7 +47,7 @@ dt=$(($(now_ms) - t0))
 wait "$pid" 2>/dev/null
 MLB_PID=""
 note "state disabled $dt ms after SIGKILL"
-why=$(dmesg | grep -a 'sched_ext: BPF scheduler "scx_mlb" disabled' | tail -n1)
+why=$(dmesg | grep -aF "sched_ext: BPF scheduler \"$MLB_OPS\" disabled" | tail -n1)
 note "kernel: $why"
 [[ $why == *"(unregistered from user space)"* ]] || fail "not detached by the link's close: '$why'"
 [ "$dt" -le "$BOUND_MS" ] || fail "fair class back after $dt ms, bound $BOUND_MS ms"
