@@ -28,7 +28,7 @@ DEPS_STAMP := /var/lib/scx_mlb-deps.v1
 KERNEL_DIR := $(B)/kernel
 
 .PHONY: FORCE all deps kernel run test test-unit test-vm bench bench-nn bench-trace fuzz-corpus soak format clean docs
-all: $(B)/scx_mlb $(B)/bench-work $(B)/mlb-docs $(B)/man/scx_mlb.8
+all: $(B)/scx_mlb $(B)/bench-work $(B)/mlb-docs $(B)/man/scx_mlb.8 $(B)/man/mlb-model.1
 
 deps: $(DEPS_STAMP)
 $(DEPS_STAMP): scripts/install-deps.sh
@@ -55,14 +55,16 @@ $(B)/scx_mlb.skel.h: $(B)/scx_mlb.bpf.o
 	$(BPFTOOL) gen skeleton $< name scx_mlb | sed '/^\tmap->link = /d' > $@.tmp && mv $@.tmp $@
 
 # The git revision that --version prints and the ops name carries, rewritten only when it
-# changes (a clean checkout: g<hash>; local changes: g<hash>_dirty). Where git cannot tell
-# (a tarball, the read-only tree in the test guest), the header that exists is kept.
+# changes (a clean checkout: g<hash>; local changes: g<hash>_dirty). Where git cannot tell (a
+# tarball) or the tree is read-only (the test guest runs `make install` on the built tree),
+# the header that exists is kept.
 $(B)/mlb-version.h: FORCE
 	@mkdir -p $(B); \
 	if g=$$(git -C $(CURDIR) describe --always --dirty=_dirty --abbrev=7 --match=NONE 2>/dev/null); \
 	then g=g$$g; elif [ -f $@ ]; then exit 0; else g=unknown; fi; \
-	echo "#define MLB_GIT \"$$g\"" >$@.tmp; \
-	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+	line="#define MLB_GIT \"$$g\""; \
+	if [ -f $@ ] && { [ "$$(cat $@)" = "$$line" ] || [ ! -w $(B) ]; }; then exit 0; fi; \
+	echo "$$line" >$@.tmp && mv $@.tmp $@
 FORCE:
 
 MLB_SRCS := src/scx_mlb.c src/topology.c src/stats.c src/collect.c src/learn.c \
@@ -107,6 +109,14 @@ $(B)/mlb-docs: tools/mlb-docs.c include/mlb/intf.h include/mlb/options.h
 $(B)/man/scx_mlb.8: $(B)/mlb-docs
 	@mkdir -p $(dir $@)
 	$(B)/mlb-docs man >$@.tmp && mv $@.tmp $@
+
+# mlb-model's page from its --help, the one place its commands and options are written down.
+$(B)/man/mlb-model.1: $(B)/mlb-model dist/mlb-model.h2m
+	@mkdir -p $(dir $@)
+	help2man --no-info --section=1 --include=dist/mlb-model.h2m \
+		--name="train, inspect and evaluate scx_mlb models" \
+		--version-string="mlb-model $$(sed -n 's/^#define MLB_VERSION "\(.*\)"$$/\1/p' include/mlb/intf.h)" \
+		--output=$@.tmp $(B)/mlb-model && mv $@.tmp $@
 
 docs: $(B)/mlb-docs
 	@for t in features stats work options; do \
@@ -154,10 +164,11 @@ SYSCONFDIR ?= /etc
 UNITDIR ?= /lib/systemd/system
 STATEDIR ?= /var/lib/scx_mlb
 .PHONY: install uninstall
-install: $(B)/scx_mlb $(B)/mlb-model $(B)/man/scx_mlb.8
+install: $(B)/scx_mlb $(B)/mlb-model $(B)/man/scx_mlb.8 $(B)/man/mlb-model.1
 	install -D -m 0755 $(B)/scx_mlb $(DESTDIR)$(SBINDIR)/scx_mlb
 	install -D -m 0755 $(B)/mlb-model $(DESTDIR)$(BINDIR)/mlb-model
 	install -D -m 0644 $(B)/man/scx_mlb.8 $(DESTDIR)$(MANDIR)/man8/scx_mlb.8
+	install -D -m 0644 $(B)/man/mlb-model.1 $(DESTDIR)$(MANDIR)/man1/mlb-model.1
 	install -d -m 0755 $(DESTDIR)$(UNITDIR)
 	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
 		dist/scx_mlb.service.in >$(DESTDIR)$(UNITDIR)/scx_mlb.service
@@ -167,4 +178,5 @@ install: $(B)/scx_mlb $(B)/mlb-model $(B)/man/scx_mlb.8
 	install -d -m 0750 $(DESTDIR)$(STATEDIR)
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/scx_mlb $(DESTDIR)$(BINDIR)/mlb-model \
-		$(DESTDIR)$(MANDIR)/man8/scx_mlb.8 $(DESTDIR)$(UNITDIR)/scx_mlb.service
+		$(DESTDIR)$(MANDIR)/man8/scx_mlb.8 $(DESTDIR)$(MANDIR)/man1/mlb-model.1 \
+		$(DESTDIR)$(UNITDIR)/scx_mlb.service

@@ -8,14 +8,15 @@ need_pkgs=(
 	make gcc pkg-config clang-19 llvm-19 lld-19 libclang-rt-19-dev
 	libelf-dev zlib1g-dev libzstd-dev
 	busybox-static cpio xz-utils zstd
-	stress-ng rt-tests gnuplot-nox python3 groff-base systemd
+	stress-ng rt-tests gnuplot-nox python3 groff-base systemd help2man
 )
 bpo_pkgs=(libbpf-dev bpftool linux-perf qemu-system-x86 qemu-system-data seabios ipxe-qemu)
 
 stamp=/var/lib/scx_mlb-deps.v1
 if [ -f "$stamp" ] && command -v clang-19 >/dev/null && command -v bpftool >/dev/null &&
 	command -v qemu-system-x86_64 >/dev/null && command -v python3 >/dev/null &&
-	command -v groff >/dev/null && command -v systemd-analyze >/dev/null; then
+	command -v groff >/dev/null && command -v systemd-analyze >/dev/null &&
+	command -v help2man >/dev/null; then
 	exit 0
 fi
 

@@ -24,7 +24,7 @@
 
 static const char usage_text[] =
     "Usage: mlb-model COMMAND [OPTIONS] ARGS...\n"
-    "       mlb-model -V|--version\n"
+    "  or:  mlb-model -V|--version\n"
     "Train, inspect and evaluate scx_mlb model files (format: docs/model.md).\n"
     "\n"
     "Commands:\n"
@@ -43,20 +43,28 @@ static const char usage_text[] =
     "  -b, --batch=N             mini-batch size (default 64)\n"
     "  -p, --patience=N          early stopping patience in epochs (default 8)\n"
     "  -s, --seed=N              seed of split, init and shuffling (default 1)\n"
-    "  -w, --class-weights=W0,W1 loss weights of label 0 and 1, or 'auto' (default 1,1)\n"
+    "  -w, --class-weights=W0,W1\n"
+    "                            loss weights of label 0 and 1, or 'auto' (default 1,1)\n"
     "  -L, --label=COL           label column (default 'label')\n"
     "  -a, --min-agreement=PCT   refuse a model whose quantized decisions agree with the\n"
-    "                            float ones on less than PCT%% of validation (default 99.5)\n"
+    "                            float ones on less than PCT% of validation (default 99.5)\n"
     "      --val-frac=F          validation share of the samples (default 0.2)\n"
     "  -v, --verbose             one line per epoch on stderr\n"
     "\n"
     "Examples:\n"
     "  mlb-model synth 20000 /tmp/decisions.csv\n"
+    "                            20000 synthetic decisions, labelled\n"
     "  mlb-model train -H 16,8 -e 30 -w auto -o /tmp/m.mlb /tmp/decisions.csv\n"
+    "                            a 16-8 network, at most 30 epochs, balanced classes\n"
     "  mlb-model show /tmp/m.mlb\n"
+    "                            its layers, scales and training record\n"
     "  mlb-model eval /tmp/m.mlb /tmp/decisions.csv\n"
+    "                            its accuracy, precision and recall on that data\n"
+    "  scx_mlb --mode infer --model /tmp/m.mlb\n"
+    "                            schedule with it (scx_mlb(8))\n"
     "\n"
-    "Exit status: 0 ok, 1 failure (data, refused model), 2 bad arguments.\n";
+    "Exit status:\n"
+    "  0 ok, 1 failure (data, refused model), 2 bad arguments.\n";
 
 static void usage(FILE *f)
 {

@@ -2,7 +2,8 @@
 # unit/man: the man page build/man/scx_mlb.8 is what build/mlb-docs prints now (make all
 # rebuilt it), renders with groff and man without a warning (-ww: every warning), has every
 # section and exit status, and documents every option of the README's table (mlb-docs
-# options) and no other one of mlb-docs option-list (the hidden ones).
+# options) and no other one of mlb-docs option-list (the hidden ones). mlb-model.1 (help2man
+# from mlb-model --help) renders without a warning and has every command and option.
 set -u
 cd "$(dirname "$0")/../.."
 gen=build/mlb-docs page=build/man/scx_mlb.8
@@ -45,5 +46,28 @@ while read -r name kind lo hi choices; do
 	grep -Eq -- "^ +(-., )?$name(=[A-Z]+)?\$" "$tmp/page.txt" || fail "option $name missing from OPTIONS"
 done <"$tmp/opts"
 [ "$n" -gt 30 ] && [ "$hidden" -lt 3 ] || fail "option-list: $n options, $hidden not documented"
-echo "man: $n options ($hidden hidden), $fails failed"
+
+# mlb-model.1, made by help2man from mlb-model --help: rebuilt with the tool, warning-free,
+# its sections, and every command and option of --help in it
+mp=build/man/mlb-model.1 tool=build/mlb-model
+[ -f "$mp" ] && [ ! "$mp" -ot "$tool" ] || fail "$mp is missing or older than $tool (make all)"
+groff -man -Tutf8 -ww -z "$mp" 2>"$tmp/groff1.err" || fail "groff $mp exit $?"
+[ -s "$tmp/groff1.err" ] && fail "groff warns on $mp: $(head -3 "$tmp/groff1.err")"
+if command -v man >/dev/null; then
+	MANWIDTH=80 man --warnings -E UTF-8 -l "$mp" >"$tmp/model.txt" 2>"$tmp/man1.err" ||
+		fail "man -l $mp exit $?"
+	[ -s "$tmp/man1.err" ] && fail "man -l warns on $mp: $(head -3 "$tmp/man1.err")"
+else
+	groff -man -Tutf8 -P-cbou "$mp" >"$tmp/model.txt" 2>/dev/null
+fi
+for s in NAME SYNOPSIS DESCRIPTION EXAMPLES "SEE ALSO"; do
+	grep -qx "$s" "$tmp/model.txt" || fail "$mp: no $s section"
+done
+m=0
+for w in $("$tool" --help | grep -oE -- '(^  [a-z]+ |--[a-z-]+)' | sort -u); do
+	m=$((m + 1))
+	grep -qF -- "$w" "$tmp/model.txt" || fail "$mp lacks '$w' of mlb-model --help"
+done
+[ "$m" -gt 12 ] || fail "only $m commands and options found in mlb-model --help"
+echo "man: $n options ($hidden hidden); mlb-model.1: $m commands and options; $fails failed"
 [ $fails -eq 0 ]
