@@ -705,9 +705,20 @@ int main(int argc, char **argv)
 	/* argp's own errors take two lines: parse_arg() reports them in one instead. */
 	if (argp_parse(&argp, argc, argv, ARGP_NO_ERRS | ARGP_NO_HELP, NULL, NULL))
 		return MLB_EXIT_USAGE;
+	/*
+	 * The heuristic the learner compares models with is the one the BPF side runs: every
+	 * field, as seam.bpf.h's heur_params_init() fills it from the same options (a field
+	 * added to struct mlb_heur_params breaks the assert until both fill it).
+	 */
+	_Static_assert(sizeof(struct mlb_heur_params) == 8 * sizeof(u32), "every field set below");
 	heur.imbal_pct = OPT(IMBAL_PCT);
 	heur.numa_imbal_pct = OPT(NUMA_IMBAL_PCT);
 	heur.max_recent_migr = OPT(MAX_RECENT_MIGR);
+	heur.move_cost_core_us = OPT(MOVE_COST_CORE_US);
+	heur.move_cost_llc_us = OPT(MOVE_COST_LLC_US);
+	heur.move_cost_xllc_us = OPT(MOVE_COST_XLLC_US);
+	heur.move_cost_node_us = OPT(MOVE_COST_NODE_US);
+	heur.max_wait_us = OPT(MAX_WAIT_MS) * 1000;
 	mlb_learn_defaults(&env.learn, &heur);
 	env.learn.retrain_s = OPT(RETRAIN_S);
 	env.learn.retrain_samples = OPT(RETRAIN_SAMPLES);

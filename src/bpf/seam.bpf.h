@@ -57,8 +57,11 @@ struct {
  */
 struct mlb_heur_params heur_params;
 
+/* Every field of the heuristic's parameters, from rodata; scx_mlb.c fills the learner's copy
+ * from the same options (the assert there counts the fields). */
 static void heur_params_init(void)
 {
+	_Static_assert(sizeof(struct mlb_heur_params) == 8 * sizeof(u32), "every field set below");
 	heur_params.imbal_pct = imbal_pct;
 	heur_params.numa_imbal_pct = numa_imbal_pct;
 	heur_params.max_recent_migr = max_recent_migr;
