@@ -11,10 +11,14 @@
 #              numa2x2smt: 16 vCPUs, the same with SMT pairs: 2 nodes (CPUs 0-7, 8-15) x 2
 #              LLCs (0-3 4-7 8-11 12-15) x 2 cores x 2 threads (siblings 0-1, 2-3, ...).
 #              numa4x2smt: 64 vCPUs, 4 nodes (0-15 ... 48-63; distances 20 and 30) x 2 LLCs
-#              (0-7 ... 56-63) x 4 cores x 2 threads, 4 x 1 GiB; single-threaded TCG.
-#              llc8smt: 8 vCPUs, one LLC of numa4x2smt (4 cores x 2 threads), 2 GiB;
-#              single-threaded TCG (the 8-vCPU side of the scale comparison).
-#              MLB_TCG_THREAD=single|multi overrides the TCG threading.
+#              (0-7 ... 56-63) x 4 cores x 2 threads, 4 x 1 GiB.
+#              llc8smt: 8 vCPUs, one LLC of numa4x2smt (4 cores x 2 threads), 2 GiB (the
+#              8-vCPU side of the scale comparison).
+#              Every topology runs single-threaded TCG: multi-threaded TCG corrupts the
+#              kernel's int3 text patching now and then ("Oops: int3" at a static key's jump
+#              site, vm/text-poke reproduces it without scx_mlb), and it stops every vCPU
+#              thread to patch text, which on 2 host cores made the 64-vCPU boot take 250 s.
+#              MLB_TCG_THREAD=multi overrides it (for experiments).
 #   --timeout  seconds the script may run once the guest is up (default 300); then QEMU is
 #              killed and the exit status is 124.
 #   --out DIR  results folder (default: a new build/vm/runs/XXXXXX); shared writable with the
@@ -39,7 +43,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 B=$root/build
 kdir=${MLB_KERNEL_DIR:-$B/kernel}
-topo=flat4 timeout=300 out="" stream=0 envs=() tcg_thread=${MLB_TCG_THREAD:-multi}
+topo=flat4 timeout=300 out="" stream=0 envs=() tcg_thread=${MLB_TCG_THREAD:-single}
 boot_timeout=${MLB_BOOT_TIMEOUT:-60}
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
@@ -79,7 +83,6 @@ numa2x2smt)
 llc8smt)
 	# 8 vCPUs: one LLC of numa4x2smt (4 cores x 2 threads), the base of the scale comparison
 	qtopo=(-smp 8,sockets=1,cores=4,threads=2 -m 2G)
-	tcg_thread=${MLB_TCG_THREAD:-single}
 	;;
 numa4x2smt)
 	# 64 vCPUs: 4 nodes x 2 LLCs (sockets) x 4 cores x 2 threads; node distances 20 (one hop)
@@ -91,9 +94,7 @@ numa4x2smt)
 	done
 	qtopo+=(-numa dist,src=0,dst=1,val=20 -numa dist,src=0,dst=2,val=30 -numa dist,src=0,dst=3,val=20
 		-numa dist,src=1,dst=2,val=20 -numa dist,src=1,dst=3,val=30 -numa dist,src=2,dst=3,val=20)
-	# Multi-threaded TCG stops every vCPU thread to patch kernel text: with 64 threads on 2
-	# host cores, loading the 9p modules took 100 s and the boot 250 s; one thread boots in 20 s.
-	tcg_thread=${MLB_TCG_THREAD:-single}
+	# (multi-threaded TCG here: loading the 9p modules took 100 s and the boot 250 s)
 	;;
 *) log "unknown topology '$topo' (flat4|numa2x2|numa2x2smt|llc8smt|numa4x2smt)"; exit 2 ;;
 esac
