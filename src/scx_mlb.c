@@ -343,6 +343,7 @@ static int configure(struct scx_mlb *skel, const struct mlb_topo *t)
 	ro->wake_preempt_ns = OPT(WAKE_PREEMPT_US) * 1000;
 
 	skel->struct_ops.mlb_ops->timeout_ms = OPT(WATCHDOG_MS);
+	skel->struct_ops.mlb_ops->exit_dump_len = MLB_EXIT_DUMP_LEN;
 	if (OPT(PARTIAL))
 		skel->struct_ops.mlb_ops->flags |= MLB_OPS_SWITCH_PARTIAL;
 	/* A hotplug that races with loading makes the kernel ask for a restart. */
@@ -620,7 +621,14 @@ static int run_once(struct loop *lp, bool *restart)
 	}
 	{
 		struct mlb_exit_info *ei = &skel->bss->exit_info;
+		const char *dump = skel->bss->exit_dump;
+		size_t dlen = strnlen(dump, sizeof(skel->bss->exit_dump));
 
+		/* the kernel's debug dump of an error exit, then the exit line, last as always */
+		if (ei->kind >= 1024 && dlen)
+			printf("scx_mlb: debug dump (the kernel's, at the error, with scx_mlb's "
+			       "lines):\n%.*s%sscx_mlb: end of the debug dump\n",
+			       (int)dlen, dump, dump[dlen - 1] == '\n' ? "" : "\n");
 		printf("scx_mlb: exit: kind=%s(%d) code=%lld reason=\"%s\" msg=\"%s\"\n",
 		       exit_kind_name(ei->kind), ei->kind, (long long)ei->exit_code, ei->reason,
 		       ei->msg);

@@ -326,6 +326,13 @@ struct mlb_exit_info {
 	char msg[MLB_EXIT_MSG_LEN];
 };
 
+/*
+ * The kernel's debug dump at an error exit (its view of every CPU and runnable task, with
+ * scx_mlb's own lines from ops.dump, ops.dump_cpu and ops.dump_task), copied by ops.exit
+ * into exit_dump for the loader to print: ops.exit_dump_len asks the kernel for this much.
+ */
+#define MLB_EXIT_DUMP_LEN 32768
+
 /* Exit code bits (see the kernel's enum scx_exit_code). */
 #define MLB_ECODE_ACT_RESTART (1ULL << 48)
 #define MLB_ECODE_RSN_HOTPLUG (1ULL << 32)

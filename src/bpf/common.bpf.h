@@ -76,6 +76,7 @@ const volatile u64 bounce_ns = MLB_DEF_BOUNCE_MS * 1000000ULL; /* a move back wi
 /* Read by user space. */
 struct mlb_dom_stat dom_stats[MLB_MAX_DOMS];
 struct mlb_exit_info exit_info;
+char exit_dump[MLB_EXIT_DUMP_LEN]; /* the kernel's debug dump at an error exit, or "" */
 s64 nr_tasks;	  /* tasks currently scheduled by scx_mlb */
 s64 nr_task_ctxs; /* task contexts allocated (init_task) and not yet freed (exit_task) */
 /*

@@ -357,12 +357,69 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(mlb_init)
 	return bpf_timer_start(&bt->timer, balance_interval_ns, 0);
 }
 
-/* Copy the exit information for user space; kind last, since user space polls it. */
+/*
+ * The debug dump (sysrq-D, and the kernel's dump at an error exit, which the loader prints):
+ * scx_mlb's own state beside the kernel's view. Per domain its load and queue, per CPU its
+ * queue clock and expected wait, per runnable task where scx_mlb queued it and since when.
+ */
+_Static_assert(MLB_LOAD_ONE == 1024 && MLB_FRAC_ONE == 1024, "the dump prints 1024ths");
+
+void BPF_STRUCT_OPS(mlb_dump, struct scx_dump_ctx *dctx)
+{
+	u32 i;
+
+	mlb_dumpf("scx_mlb: mode %u, model generation %u, %u domains, %lld tasks\n", mode,
+		 model_gen_seen, nr_doms, nr_tasks);
+	bpf_for(i, 0, nr_doms)
+	{
+		struct dom_ctx *d = lookup_dom(i);
+
+		if (!d)
+			break;
+		mlb_dumpf("scx_mlb: dom %u: load %llu/1024, queued %lld, avg wait %llu us\n", i,
+			 d->load, d->nr_queued, d->avg_wait_ns / 1000);
+	}
+}
+
+void BPF_STRUCT_OPS(mlb_dump_cpu, struct scx_dump_ctx *dctx, s32 cpu, bool idle)
+{
+	struct cpu_ctx *c = lookup_cpu(cpu);
+	u64 now = bpf_ktime_get_ns();
+
+	if (!c)
+		return;
+	mlb_dumpf("scx_mlb: cpu: queued work %llu us, expected wait %llu us, running for %llu us, "
+		 "clock %llu\n",
+		 c->queued_ns > 0 ? (u64)c->queued_ns / 1000 : 0, cpu_wait_ns(cpu, now) / 1000,
+		 c->curr_at && now > c->curr_at ? (now - c->curr_at) / 1000 : 0, c->vtime_now);
+}
+
+void BPF_STRUCT_OPS(mlb_dump_task, struct scx_dump_ctx *dctx, struct task_struct *p)
+{
+	struct task_ctx *t = lookup_task_ctx(p);
+	u64 now = bpf_ktime_get_ns();
+
+	if (!t)
+		return;
+	mlb_dumpf("scx_mlb: task: queue cpu %d, last cpu %d, chosen cpu %d (-1: none), vtime %llu\n",
+		 (s32)t->q_cpu, (s32)t->last_cpu, (s32)t->chosen_cpu, t->vtime);
+	mlb_dumpf("scx_mlb: task: runnable for %llu us, stopped %llu us ago, burst %llu us, duty %u/1024\n",
+		 t->ready_at && now > t->ready_at ? (now - t->ready_at) / 1000 : 0,
+		 t->stopped_at && now > t->stopped_at ? (now - t->stopped_at) / 1000 : 0,
+		 t->burst_ns / 1000, t->duty * 1024 / MLB_FRAC_ONE);
+}
+
+/*
+ * Copy the exit information for user space; kind last, since user space polls it. At an
+ * error exit the kernel's debug dump comes too.
+ */
 void BPF_STRUCT_OPS(mlb_exit, struct scx_exit_info *ei)
 {
 	exit_info.exit_code = ei->exit_code;
 	bpf_probe_read_kernel_str(exit_info.reason, sizeof(exit_info.reason), ei->reason);
 	bpf_probe_read_kernel_str(exit_info.msg, sizeof(exit_info.msg), ei->msg);
+	if (ei->kind >= SCX_EXIT_ERROR && ei->dump)
+		bpf_probe_read_kernel_str(exit_dump, sizeof(exit_dump), ei->dump);
 	asm volatile("" ::: "memory"); /* keep the order; x86 does not reorder stores */
 	exit_info.kind = ei->kind;
 }
@@ -387,6 +444,9 @@ struct sched_ext_ops mlb_ops = {
     .disable = (void *)mlb_disable,
     .init = (void *)mlb_init,
     .exit = (void *)mlb_exit,
+    .dump = (void *)mlb_dump,
+    .dump_cpu = (void *)mlb_dump_cpu,
+    .dump_task = (void *)mlb_dump_task,
     .timeout_ms = MLB_DEF_WATCHDOG_MS, /* --watchdog-ms */
     .name = MLB_OPS_NAME,
 };

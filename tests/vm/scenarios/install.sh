@@ -8,8 +8,10 @@
 source "$MLB_ROOT/tests/vm/scenario-lib.sh"
 d=$MLB_OUT/destdir
 # The repository is read-only here and already built: -o keeps make from re-running the
-# dependency installer, so that install only copies.
-make -s -C "$MLB_ROOT" -o /var/lib/scx_mlb-deps.v1 install DESTDIR="$d" PREFIX=/usr \
+# dependency installer or remaking what install copies (a source edited on the host after
+# the build would make it try), so that install only copies.
+make -s -C "$MLB_ROOT" -o /var/lib/scx_mlb-deps.v1 -o build/scx_mlb -o build/mlb-model \
+	-o build/man/scx_mlb.8 -o build/man/mlb-model.1 install DESTDIR="$d" PREFIX=/usr \
 	>"$MLB_OUT/install.log" 2>&1 || fail "make install DESTDIR=$d: $(tail -n 3 "$MLB_OUT/install.log")"
 MLB_BIN=$d/usr/sbin/scx_mlb
 cmp -s "$MLB_BIN" "$MLB_ROOT/build/scx_mlb" || fail "the installed scx_mlb differs from build/scx_mlb"
