@@ -9,6 +9,7 @@ need_pkgs=(
 	libelf-dev zlib1g-dev libzstd-dev
 	busybox-static cpio xz-utils zstd
 	stress-ng rt-tests gnuplot-nox python3 groff-base systemd help2man
+	python3-sklearn python3-pandas
 )
 bpo_pkgs=(libbpf-dev bpftool linux-perf qemu-system-x86 qemu-system-data seabios ipxe-qemu)
 
@@ -16,7 +17,7 @@ stamp=/var/lib/scx_mlb-deps.v1
 if [ -f "$stamp" ] && command -v clang-19 >/dev/null && command -v bpftool >/dev/null &&
 	command -v qemu-system-x86_64 >/dev/null && command -v python3 >/dev/null &&
 	command -v groff >/dev/null && command -v systemd-analyze >/dev/null &&
-	command -v help2man >/dev/null; then
+	command -v help2man >/dev/null && /usr/bin/python3 -c 'import sklearn, pandas' 2>/dev/null; then
 	exit 0
 fi
 

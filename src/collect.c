@@ -147,12 +147,12 @@ struct mlb_collector {
 	int dirty;	 /* lines written since the last fdatasync */
 	int synced;	 /* last_sync_ns is valid */
 	u64 last_sync_ns;
-	off_t trunc_to; /* >= 0: a partial line to cut off before the next write */
-	int io_err;	/* errno not reported yet */
-	int failing;	/* in a run of failures: a new error is not said again */
+	off_t trunc_to;	 /* >= 0: a partial line to cut off before the next write */
+	int io_err;	 /* errno not reported yet */
+	int failing;	 /* in a run of failures: a new error is not said again */
 	off_t fail_size; /* c->size when the run began */
-	off_t size;	/* of the file, as written through this collector */
-	long page;	/* no line crosses a multiple of it; 0: not a regular file */
+	off_t size;	 /* of the file, as written through this collector */
+	long page;	 /* no line crosses a multiple of it; 0: not a regular file */
 	size_t hdr_len;
 	char hdr[HDR_MAX];
 	char buf[HDR_MAX + LINE_MAX_LEN]; /* header or padding, then the line at buf + HDR_MAX */

@@ -97,11 +97,12 @@ static __always_inline void mlb_set_slice(struct task_struct *p, u64 slice)
 	} while (0)
 
 /* A line of the debug dump (ops.dump*), with up to four integer arguments. */
-#define mlb_dumpf(fmt, a, b, c, d)                                                                  \
+#define mlb_dumpf(fmt, a, b, c, d)                                                                 \
 	do {                                                                                       \
 		static char ___fmt[] = fmt;                                                        \
 		unsigned long long ___args[4] = {(unsigned long long)(a), (unsigned long long)(b), \
-						 (unsigned long long)(c), (unsigned long long)(d)}; \
+						 (unsigned long long)(c),                          \
+						 (unsigned long long)(d)};                         \
 		scx_bpf_dump_bstr(___fmt, ___args, sizeof(___args));                               \
 	} while (0)
 

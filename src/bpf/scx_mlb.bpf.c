@@ -369,7 +369,7 @@ void BPF_STRUCT_OPS(mlb_dump, struct scx_dump_ctx *dctx)
 	u32 i;
 
 	mlb_dumpf("scx_mlb: mode %u, model generation %u, %u domains, %lld tasks\n", mode,
-		 model_gen_seen, nr_doms, nr_tasks);
+		  model_gen_seen, nr_doms, nr_tasks);
 	bpf_for(i, 0, nr_doms)
 	{
 		struct dom_ctx *d = lookup_dom(i);
@@ -377,7 +377,7 @@ void BPF_STRUCT_OPS(mlb_dump, struct scx_dump_ctx *dctx)
 		if (!d)
 			break;
 		mlb_dumpf("scx_mlb: dom %u: load %llu/1024, queued %lld, avg wait %llu us\n", i,
-			 d->load, d->nr_queued, d->avg_wait_ns / 1000);
+			  d->load, d->nr_queued, d->avg_wait_ns / 1000);
 	}
 }
 
@@ -389,9 +389,9 @@ void BPF_STRUCT_OPS(mlb_dump_cpu, struct scx_dump_ctx *dctx, s32 cpu, bool idle)
 	if (!c)
 		return;
 	mlb_dumpf("scx_mlb: cpu: queued work %llu us, expected wait %llu us, running for %llu us, "
-		 "clock %llu\n",
-		 c->queued_ns > 0 ? (u64)c->queued_ns / 1000 : 0, cpu_wait_ns(cpu, now) / 1000,
-		 c->curr_at && now > c->curr_at ? (now - c->curr_at) / 1000 : 0, c->vtime_now);
+		  "clock %llu\n",
+		  c->queued_ns > 0 ? (u64)c->queued_ns / 1000 : 0, cpu_wait_ns(cpu, now) / 1000,
+		  c->curr_at && now > c->curr_at ? (now - c->curr_at) / 1000 : 0, c->vtime_now);
 }
 
 void BPF_STRUCT_OPS(mlb_dump_task, struct scx_dump_ctx *dctx, struct task_struct *p)
@@ -401,12 +401,14 @@ void BPF_STRUCT_OPS(mlb_dump_task, struct scx_dump_ctx *dctx, struct task_struct
 
 	if (!t)
 		return;
-	mlb_dumpf("scx_mlb: task: queue cpu %d, last cpu %d, chosen cpu %d (-1: none), vtime %llu\n",
-		 (s32)t->q_cpu, (s32)t->last_cpu, (s32)t->chosen_cpu, t->vtime);
-	mlb_dumpf("scx_mlb: task: runnable for %llu us, stopped %llu us ago, burst %llu us, duty %u/1024\n",
-		 t->ready_at && now > t->ready_at ? (now - t->ready_at) / 1000 : 0,
-		 t->stopped_at && now > t->stopped_at ? (now - t->stopped_at) / 1000 : 0,
-		 t->burst_ns / 1000, t->duty * 1024 / MLB_FRAC_ONE);
+	mlb_dumpf(
+	    "scx_mlb: task: queue cpu %d, last cpu %d, chosen cpu %d (-1: none), vtime %llu\n",
+	    (s32)t->q_cpu, (s32)t->last_cpu, (s32)t->chosen_cpu, t->vtime);
+	mlb_dumpf("scx_mlb: task: runnable for %llu us, stopped %llu us ago, burst %llu us, duty "
+		  "%u/1024\n",
+		  t->ready_at && now > t->ready_at ? (now - t->ready_at) / 1000 : 0,
+		  t->stopped_at && now > t->stopped_at ? (now - t->stopped_at) / 1000 : 0,
+		  t->burst_ns / 1000, t->duty * 1024 / MLB_FRAC_ONE);
 }
 
 /*

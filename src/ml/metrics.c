@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "metrics.h"
@@ -28,6 +29,10 @@ int mlb_metrics_compute(const double *score, const u8 *y, size_t n, struct mlb_m
 	for (i = 0; i < n; i++) {
 		int pred = score[i] > 0.0;
 
+		/* -log sigmoid(s) for label 1, -log(1 - sigmoid(s)) for 0, without overflow */
+		m->logloss +=
+		    fmax(score[i], 0.0) - (y[i] ? score[i] : 0.0) + log1p(exp(-fabs(score[i])));
+
 		if (pred && y[i])
 			m->tp++;
 		else if (pred)
@@ -37,6 +42,7 @@ int mlb_metrics_compute(const double *score, const u8 *y, size_t n, struct mlb_m
 		else
 			m->tn++;
 	}
+	m->logloss = n ? m->logloss / n : 0.0;
 	m->accuracy = n ? (double)(m->tp + m->tn) / n : 0.0;
 	m->precision = m->tp + m->fp ? (double)m->tp / (m->tp + m->fp) : 0.0;
 	m->recall = m->tp + m->fn ? (double)m->tp / (m->tp + m->fn) : 0.0;
@@ -71,8 +77,9 @@ int mlb_metrics_compute(const double *score, const u8 *y, size_t n, struct mlb_m
 
 void mlb_metrics_print(FILE *f, const char *title, const struct mlb_metrics *m)
 {
-	fprintf(f, "%s: n=%llu accuracy=%.4f precision=%.4f recall=%.4f auc=%.4f\n", title,
-		(unsigned long long)m->n, m->accuracy, m->precision, m->recall, m->auc);
+	fprintf(f, "%s: n=%llu accuracy=%.4f precision=%.4f recall=%.4f auc=%.4f logloss=%.5f\n",
+		title, (unsigned long long)m->n, m->accuracy, m->precision, m->recall, m->auc,
+		m->logloss);
 	fprintf(f, "  confusion: tp=%llu fp=%llu fn=%llu tn=%llu\n", (unsigned long long)m->tp,
 		(unsigned long long)m->fp, (unsigned long long)m->fn, (unsigned long long)m->tn);
 }

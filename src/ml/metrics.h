@@ -13,11 +13,13 @@ struct mlb_metrics {
 	double precision;      /* tp / (tp + fp), 0 when nothing is predicted positive */
 	double recall;	       /* tp / (tp + fn), 0 when there are no positives */
 	double auc;	       /* ROC AUC (ties count one half), 0.5 when a class is absent */
+	double logloss;	       /* mean binary cross-entropy of sigmoid(score), the trainer's loss */
 };
 
 /*
- * mlb_metrics_compute - metrics of the @n scores @score (any scale; the decision is
- * score > 0) against the labels @y (0/1). Returns 0, or -ENOMEM (then @m is zeroed).
+ * mlb_metrics_compute - metrics of the @n scores @score (the decision is score > 0; the
+ * log loss reads a score as a logit, as the model's output is) against the labels @y (0/1).
+ * Returns 0, or -ENOMEM (then @m is zeroed).
  */
 int mlb_metrics_compute(const double *score, const u8 *y, size_t n, struct mlb_metrics *m);
 

@@ -800,7 +800,8 @@ static void test_page_slack(void)
 
 			CHECK(feed_one(c, path, &id, 0, (rlim_t)slack) == 0);
 			n_wants--; /* not in the file */
-			CHECK(feed_one(c, path, &id, 1, (rlim_t)slack) > 0); /* the short line fits */
+			CHECK(feed_one(c, path, &id, 1, (rlim_t)slack) >
+			      0); /* the short line fits */
 			/* said at the first failure of the run, not after a line in the slack */
 			CHECK(mlb_collector_io_error(c) == (k ? 0 : ENOSPC));
 		}

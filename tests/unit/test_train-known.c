@@ -136,6 +136,33 @@ static int linear_test(void)
 	return 0;
 }
 
+/*
+ * The metrics' log loss against a direct evaluation of its definition: -log p for label 1
+ * and -log(1 - p) for label 0, p = 1 / (1 + e^-score), with scores small enough to compute
+ * it naively. The trainer's validation loss is this mean, so both must agree.
+ */
+static int logloss_test(void)
+{
+	static const double score[] = {0.0, 2.0, -3.0, 0.5, -0.25};
+	static const u8 y[] = {1, 0, 0, 1, 1};
+	struct mlb_metrics m;
+	double want = 0.0;
+	int n = (int)(sizeof(y) / sizeof(y[0]));
+
+	for (int k = 0; k < n; k++) {
+		double p = 1.0 / (1.0 + exp(-score[k]));
+
+		want += y[k] ? -log(p) : -log(1.0 - p);
+	}
+	want /= n;
+	if (mlb_metrics_compute(score, y, n, &m) || fabs(m.logloss - want) > 1e-12) {
+		fprintf(stderr, "FAIL: logloss %.12f, by the definition %.12f\n", m.logloss, want);
+		return 1;
+	}
+	printf("logloss: %.6f, as by the definition\n", m.logloss);
+	return 0;
+}
+
 int main(void)
 {
 	int fails;
@@ -144,5 +171,6 @@ int main(void)
 	fails = xor_test();
 
 	fails += linear_test();
+	fails += logloss_test();
 	return fails ? 1 : 0;
 }
