@@ -79,15 +79,20 @@ stats_at() {
 	echo "$m $h $e $c $f $u"
 }
 
+# mlb_map_id NAME: the id of scx_mlb's newest per-CPU array map NAME (bpftool), or nothing.
+mlb_map_id() {
+	bpftool -j map show 2>/dev/null | python3 -c 'import json, sys
+ids = [m["id"] for m in json.load(sys.stdin) if m.get("name") == sys.argv[1] and m.get("type") == "percpu_array"]
+print(ids[-1] if ids else "")' "$1"
+}
+
 # mlb_counters KEY...: the current values of scx_mlb's counters KEY... (summed over CPUs),
 # read straight from its BPF `stats` map with bpftool, so that a run's deltas cover exactly
 # the run (the stats line comes once a second). Nothing for EEVDF.
 mlb_counters() {
 	[ -n "$MLB_PID" ] || return 0
 	local map
-	map=$(bpftool -j map show 2>/dev/null | python3 -c 'import json, sys
-ids = [m["id"] for m in json.load(sys.stdin) if m.get("name") == "stats" and m.get("type") == "percpu_array"]
-print(ids[-1] if ids else "")')
+	map=$(mlb_map_id stats)
 	[ -n "$map" ] || return 0
 	bpftool -j map dump id "$map" 2>/dev/null | python3 -c 'import json, sys
 def num(x):  # an int (with BTF) or little-endian hex bytes (without)
@@ -106,9 +111,7 @@ print(" ".join(str(vals.get(keys.index(w), 0)) if w in keys else "" for w in sys
 mlb_work() {
 	[ -n "$MLB_PID" ] || return 0
 	local map
-	map=$(bpftool -j map show 2>/dev/null | python3 -c 'import json, sys
-ids = [m["id"] for m in json.load(sys.stdin) if m.get("name") == "work" and m.get("type") == "percpu_array"]
-print(ids[-1] if ids else "")')
+	map=$(mlb_map_id work)
 	[ -n "$map" ] || return 0
 	bpftool -j map dump id "$map" 2>/dev/null | python3 -c 'import json, sys
 n = int(sys.argv[1])

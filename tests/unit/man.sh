@@ -17,15 +17,20 @@ trap 'rm -rf "$tmp"' EXIT
 
 "$gen" man >"$tmp/page.8" || fail "mlb-docs man"
 cmp -s "$tmp/page.8" "$page" || fail "$page differs from mlb-docs man (make all)"
-groff -man -Tutf8 -ww -z "$page" 2>"$tmp/groff.err" || fail "groff exit $?"
-[ -s "$tmp/groff.err" ] && fail "groff warns: $(head -3 "$tmp/groff.err")"
-if command -v man >/dev/null; then
-	MANWIDTH=80 man --warnings -E UTF-8 -l "$page" >"$tmp/page.txt" 2>"$tmp/man.err" ||
-		fail "man -l exit $?"
-	[ -s "$tmp/man.err" ] && fail "man -l warns: $(head -3 "$tmp/man.err")"
-else # man-db absent: groff alone renders it
-	groff -man -Tutf8 -P-cbou "$page" >"$tmp/page.txt" 2>/dev/null
-fi
+# render PAGE OUT: PAGE renders with groff -ww and man --warnings without a warning; the text
+# goes to OUT (groff alone renders it where man-db is absent)
+render() {
+	groff -man -Tutf8 -ww -z "$1" 2>"$tmp/groff.err" || fail "groff $1 exit $?"
+	[ -s "$tmp/groff.err" ] && fail "groff warns on $1: $(head -3 "$tmp/groff.err")"
+	if command -v man >/dev/null; then
+		MANWIDTH=80 man --warnings -E UTF-8 -l "$1" >"$2" 2>"$tmp/man.err" ||
+			fail "man -l $1 exit $?"
+		[ -s "$tmp/man.err" ] && fail "man -l warns on $1: $(head -3 "$tmp/man.err")"
+	else
+		groff -man -Tutf8 -P-cbou "$1" >"$2" 2>/dev/null
+	fi
+}
+render "$page" "$tmp/page.txt"
 for s in NAME SYNOPSIS DESCRIPTION OPTIONS MODES "EXIT STATUS" FILES EXAMPLES "SEE ALSO"; do
 	grep -qx "$s" "$tmp/page.txt" || fail "no $s section"
 done
@@ -51,15 +56,7 @@ done <"$tmp/opts"
 # its sections, and every command and option of --help in it
 mp=build/man/mlb-model.1 tool=build/mlb-model
 [ -f "$mp" ] && [ ! "$mp" -ot "$tool" ] || fail "$mp is missing or older than $tool (make all)"
-groff -man -Tutf8 -ww -z "$mp" 2>"$tmp/groff1.err" || fail "groff $mp exit $?"
-[ -s "$tmp/groff1.err" ] && fail "groff warns on $mp: $(head -3 "$tmp/groff1.err")"
-if command -v man >/dev/null; then
-	MANWIDTH=80 man --warnings -E UTF-8 -l "$mp" >"$tmp/model.txt" 2>"$tmp/man1.err" ||
-		fail "man -l $mp exit $?"
-	[ -s "$tmp/man1.err" ] && fail "man -l warns on $mp: $(head -3 "$tmp/man1.err")"
-else
-	groff -man -Tutf8 -P-cbou "$mp" >"$tmp/model.txt" 2>/dev/null
-fi
+render "$mp" "$tmp/model.txt"
 for s in NAME SYNOPSIS DESCRIPTION EXAMPLES "SEE ALSO"; do
 	grep -qx "$s" "$tmp/model.txt" || fail "$mp: no $s section"
 done

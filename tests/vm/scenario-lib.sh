@@ -118,6 +118,18 @@ mlb_check_enabled() {
 	kill -0 "$MLB_PID" 2>/dev/null || fail "scx_mlb process is gone"
 }
 
+# mlb_wait_reattached N: after a hotplug restart, until the log has N "attached" lines (240 s)
+# and the scheduler is enabled again; fails if scx_mlb exits instead of restarting.
+mlb_wait_reattached() {
+	local lim=$(($(now_ms) + 240000))
+	while [ "$(count_lines '^scx_mlb: attached')" -lt "$1" ]; do
+		[ "$(now_ms)" -lt $lim ] || fail "no reattach ($1) within 240 s"
+		kill -0 "$MLB_PID" 2>/dev/null || fail "scx_mlb exited instead of restarting"
+		zzz 0.5
+	done
+	mlb_wait_enabled 240
+}
+
 # mlb_stop [SIG]: send SIGINT (or SIG), wait up to 20 s; sets MLB_RC.
 mlb_stop() {
 	local sig=${1:-INT} i

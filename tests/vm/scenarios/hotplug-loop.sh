@@ -22,16 +22,6 @@ mlb_start --mode infer --model /tmp/hp.mlb --state-dir $STATE --stats 1
 mlb_wait_enabled
 spin_start 4
 
-# reattached N: until the log has N "attached" lines and the scheduler is enabled again
-reattached() {
-	local lim=$(($(now_ms) + 240000))
-	while [ "$(count_lines '^scx_mlb: attached')" -lt "$1" ]; do
-		[ "$(now_ms)" -lt $lim ] || fail "no reattach ($1) within 240 s"
-		kill -0 "$MLB_PID" 2>/dev/null || fail "scx_mlb exited instead of restarting"
-		zzz 0.5
-	done
-	mlb_wait_enabled 240
-}
 
 n=1
 for ((i = 1; i <= cycles; i++)); do
@@ -39,7 +29,7 @@ for ((i = 1; i <= cycles; i++)); do
 		t0=$(now_ms)
 		echo $v >$ONLINE || fail "cycle $i: cannot write $v to cpu7/online"
 		n=$((n + 1))
-		reattached $n
+		mlb_wait_reattached $n
 		note "cycle $i: cpu7 online=$v, reattached after $(($(now_ms) - t0)) ms"
 		mixed_load 3 "c$i-$v"
 	done

@@ -25,16 +25,6 @@ wait_stats 1 30
 spin_start 4
 spin_progress 3
 
-# reattached N: until the log has N "attached" lines and the scheduler is enabled again
-reattached() {
-	local lim=$(($(now_ms) + 240000))
-	while [ "$(count_lines '^scx_mlb: attached')" -lt "$1" ]; do
-		[ "$(now_ms)" -lt $lim ] || fail "no reattach ($1) within 240 s"
-		kill -0 "$MLB_PID" 2>/dev/null || fail "scx_mlb exited instead of restarting"
-		zzz 0.5
-	done
-	mlb_wait_enabled 240
-}
 
 # check_model_and_data PHASE: the model decides again and the dataset grew, readable
 rows_prev=0
@@ -56,7 +46,7 @@ check_model_and_data start
 t0=$(now_ms)
 echo 0 >$ONLINE || fail "cannot take CPU 7 offline"
 note "CPU 7 offline after $(($(now_ms) - t0)) ms"
-reattached 2
+mlb_wait_reattached 2
 note "reattached after $(($(now_ms) - t0)) ms"
 [ "$(rd $ONLINE)" = 0 ] || fail "CPU 7 is online again by itself"
 grep -aq 'topology: .* 7 cpus' "$MLB_LOG" || fail "the restarted scheduler did not see 7 CPUs"
@@ -67,7 +57,7 @@ spin_progress 3
 t0=$(now_ms)
 echo 1 >$ONLINE || fail "cannot bring CPU 7 back online"
 note "CPU 7 online after $(($(now_ms) - t0)) ms"
-reattached 3
+mlb_wait_reattached 3
 note "reattached after $(($(now_ms) - t0)) ms"
 [ "$(count_lines 'topology: .* 8 cpus')" -ge 2 ] || fail "the scheduler did not see 8 CPUs again"
 check_model_and_data online
