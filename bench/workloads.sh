@@ -329,9 +329,9 @@ if [[ " ${scheds[*]} " == *" learned "* ]] && [ -z "$model" ]; then
 	MLB_OUT=$saved_out
 	mlb_stop INT
 	model=$MLB_OUT/model.mlb
-	"$MLB_ROOT/build/mlb-model" train -w auto -e 30 -o "$model" "$work/train/dataset.csv" \
+	"$MLB_ROOT/build/mlb-model" train -e 30 -o "$model" "$work/train/dataset.csv" \
 		>"$logs/train.log" 2>&1 || fail "training failed: $(tail -n 2 "$logs/train.log")"
-	log "model: $(grep -a -m1 -i 'accuracy' "$logs/train.log")"
+	log "model: $(grep -a -m1 'validation quantized saving' "$logs/train.log")"
 	echo "model=trained on $(awk 'END { print NR - 1 }' "$work/train/dataset.csv") decisions of a ${train_s}s collect run under the training mix (not a measured workload)" >>"$MLB_OUT/meta.txt"
 fi
 

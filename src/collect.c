@@ -47,6 +47,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include "mlb/features.h"
+#include "mlb/heuristic.h"
 #include "collect.h"
 #include "ml/err.h"
 
@@ -58,8 +59,8 @@
  */
 #define EXTRA_COLS                                                                                 \
 	"decision,decider,heuristic,score,model_gen,wait_us,first_wait_us,est_other_us,"           \
-	"runs,moved_back,exited,imbal_before,imbal_after,imitation,label"
-#define N_EXTRA	     15
+	"runs,moved_back,exited,imbal_before,imbal_after,imitation,label,saving_us,prop_ppm"
+#define N_EXTRA	     17
 #define FIELD_MAX    21 /* "-9223372036854775808" or a u64, and its comma */
 #define LINE_MAX_LEN ((1 + MLB_NR_FEATURES + N_EXTRA) * FIELD_MAX + 1)
 #define HDR_MAX	     (MLB_CSV_HEADER_MAX + sizeof(EXTRA_COLS) + 2)
@@ -112,6 +113,18 @@ int mlb_label_outcome(const struct mlb_decision_rec *d, const struct mlb_outcome
 int mlb_label_imitation(const struct mlb_decision_rec *d)
 {
 	return d->heuristic;
+}
+
+s32 mlb_target_saving(const struct mlb_decision_rec *d, const struct mlb_outcome_rec *o)
+{
+	s64 got = (s64)(o->first_wait_ns / 1000), other = (s64)(o->est_other_ns / 1000), t;
+
+	if (o->first_wait_ns > (u64)MLB_SAVING_MAX_US * 1000)
+		got = MLB_SAVING_MAX_US;
+	if (o->est_other_ns > (u64)MLB_SAVING_MAX_US * 1000)
+		other = MLB_SAVING_MAX_US;
+	t = d->decision ? other - got : got - other;
+	return (s32)t; /* |t| <= MLB_SAVING_MAX_US: both terms are in [0, it] */
 }
 
 void mlb_collect_defaults(struct mlb_collect_opts *o)
@@ -198,7 +211,7 @@ static void forget(struct mlb_collector *c, u32 i)
 static int valid_decision(const struct mlb_decision_rec *d)
 {
 	if (!d->id || d->decision > 1 || d->heuristic > 1 || d->decider > MLB_BY_EXPLORE ||
-	    d->kind != d->f.v[MLB_F_KIND])
+	    d->prop_ppm > MLB_PPM_ONE || d->kind != d->f.v[MLB_F_KIND])
 		return 0;
 	for (int i = 0; i < MLB_NR_FEATURES; i++)
 		if (d->f.v[i] < mlb_feature_descs[i].min || d->f.v[i] > mlb_feature_descs[i].max)
@@ -358,6 +371,8 @@ static char *format_line(char *p, const struct mlb_decision_rec *d, const struct
 	    o->imbal_after,
 	    mlb_label_imitation(d),
 	    label,
+	    mlb_target_saving(d, o),
+	    d->prop_ppm,
 	};
 
 	p = put_u64(p, d->id);
@@ -400,7 +415,7 @@ static void write_sample(struct mlb_collector *c, const struct mlb_decision_rec 
 
 /* ---- samples ---- */
 
-static void window_push(struct mlb_collector *c, const s32 *x, int y)
+static void window_push(struct mlb_collector *c, const s32 *x, s32 t)
 {
 	struct mlb_dataset *w = &c->win;
 	size_t keep = c->o.window;
@@ -410,9 +425,10 @@ static void window_push(struct mlb_collector *c, const s32 *x, int y)
 	if (w->n == 2 * keep) {
 		memmove(w->x, w->x + keep * MLB_NR_FEATURES, keep * MLB_NR_FEATURES * sizeof(s32));
 		memmove(w->y, w->y + keep, keep);
+		memmove(w->t, w->t + keep, keep * sizeof(s32));
 		w->n = keep;
 	}
-	if (mlb_dataset_push(w, x, y))
+	if (mlb_dataset_push(w, x, t))
 		c->st.window_dropped++;
 	c->st.window_n = w->n < keep ? w->n : keep;
 }
@@ -444,7 +460,11 @@ int mlb_collect_outcome(struct mlb_collector *c, const struct mlb_outcome_rec *o
 	c->st.by_decider[d.decider]++;
 	if (c->fd >= 0)
 		write_sample(c, &d, o, label);
-	window_push(c, d.f.v, c->o.imitation ? mlb_label_imitation(&d) : label);
+	/* imitation: the heuristic's choice as a saving far beyond any usual move cost, so that
+	 * a model of it moves where the heuristic would under the same decision rule */
+	window_push(c, d.f.v,
+		    c->o.imitation ? (d.heuristic ? MLB_SAVING_MAX_US : -MLB_SAVING_MAX_US)
+				   : mlb_target_saving(&d, o));
 	return 0;
 }
 
@@ -483,6 +503,7 @@ const struct mlb_dataset *mlb_collector_window(struct mlb_collector *c)
 
 	c->view.x = c->win.x ? c->win.x + start * MLB_NR_FEATURES : NULL;
 	c->view.y = c->win.y ? c->win.y + start : NULL;
+	c->view.t = c->win.t ? c->win.t + start : NULL;
 	c->view.n = c->view.cap = c->win.n - start;
 	return &c->view;
 }

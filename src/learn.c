@@ -23,6 +23,8 @@
 #include "ml/err.h"
 #include "ml/train.h"
 
+_Static_assert(MLB_SAVING_FRAC == MLB_NN_FRAC_BITS, "a saving score is the Q15.16 output");
+
 int mlb_deploy(struct mlb_model_slots *s, const struct mlb_nn_model *nn, u32 gen)
 {
 	u32 next = (*s->slot & 1) ^ 1;
@@ -138,6 +140,60 @@ double mlb_policy_accuracy(const struct mlb_model *m, const struct mlb_heur_para
 	return n ? (double)right / n : 1.0;
 }
 
+double mlb_policy_value_us(const struct mlb_model *m, const struct mlb_heur_params *hp,
+			   const s32 *x, const s32 *t, size_t n)
+{
+	double sum = 0.0;
+
+	for (size_t k = 0; k < n; k++) {
+		struct mlb_features f;
+		bool go;
+
+		memcpy(f.v, x + k * MLB_NR_FEATURES, sizeof(f.v));
+		if (m)
+			go = mlb_saving_decide(mlb_model_score(m, f.v), &f, hp);
+		else
+			go = mlb_heuristic_decide(&f, hp);
+		go = go || mlb_wait_bound_hit(&f, hp); /* the seam applies it to every decider */
+		if (go)
+			sum += (double)t[k] - (double)mlb_move_cost_us(&f, hp);
+	}
+	return n ? sum / n : 0.0;
+}
+
+int mlb_learner_consider(struct mlb_learner *l, struct mlb_model_slots *s,
+			 const struct mlb_model *cand, const struct mlb_dataset *hold, char *msg,
+			 size_t msgsz)
+{
+	const char *was = l->live ? "the live model" : "the heuristic";
+	double v_new, v_cur, a_new, a_cur;
+	char err[256];
+
+	v_new = mlb_policy_value_us(cand, &l->o.heur, hold->x, hold->t, hold->n);
+	v_cur = mlb_policy_value_us(l->live, &l->o.heur, hold->x, hold->t, hold->n);
+	a_new = mlb_policy_accuracy(cand, NULL, hold->x, hold->y, hold->n);
+	a_cur = mlb_policy_accuracy(l->live, &l->o.heur, hold->x, hold->y, hold->n);
+	if (v_new + 1e-9 < v_cur) {
+		l->rejected++;
+		snprintf(msg, msgsz,
+			 "retrain: kept %s: candidate saves %.1f us/decision < %.1f us on %zu "
+			 "recent samples (sign accuracy %.4f vs %.4f)",
+			 was, v_new, v_cur, hold->n, a_new, a_cur);
+		return 0;
+	}
+	if (mlb_learner_adopt(l, s, cand, true, err, sizeof(err))) {
+		snprintf(msg, msgsz, "retrain: deploy failed: %s", err);
+		return -EIO;
+	}
+	l->live_acc = a_new;
+	l->live_value = v_new;
+	snprintf(msg, msgsz,
+		 "retrain: generation %u deployed: saves %.1f us/decision vs %.1f us for %s on "
+		 "%zu recent samples (sign accuracy %.4f vs %.4f)",
+		 l->gen, v_new, v_cur, was, hold->n, a_new, a_cur);
+	return 1;
+}
+
 /* ---- the trainer thread ------------------------------------------------------------- */
 
 struct train_job {
@@ -148,8 +204,7 @@ struct train_job {
 	struct mlb_model model; /* result */
 	int ret;		/* mlb_train_model()'s */
 	char err[256];
-	double acc; /* the candidate's accuracy on the hold-out */
-	int done;   /* set (release) when the thread finished */
+	int done; /* set (release) when the thread finished */
 };
 
 static struct train_job *job; /* one at a time */
@@ -162,10 +217,7 @@ static void *train_main(void *arg)
 
 	mlb_train_defaults(&to);
 	to.mlp.epochs = j->epochs;
-	to.auto_class_w = 1; /* outcome labels are rarely balanced */
 	j->ret = mlb_train_model(&j->train, &to, &j->model, &rep, j->err, sizeof(j->err));
-	if (!j->ret)
-		j->acc = mlb_policy_accuracy(&j->model, NULL, j->hold.x, j->hold.y, j->hold.n);
 	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -173,7 +225,7 @@ static void *train_main(void *arg)
 static int copy_rows(struct mlb_dataset *dst, const struct mlb_dataset *src, size_t from, size_t n)
 {
 	for (size_t k = from; k < from + n; k++)
-		if (mlb_dataset_push(dst, src->x + k * MLB_NR_FEATURES, src->y[k]))
+		if (mlb_dataset_push(dst, src->x + k * MLB_NR_FEATURES, src->t[k]))
 			return -ENOMEM;
 	return 0;
 }
@@ -203,10 +255,10 @@ static void job_start(struct mlb_learner *l, const struct mlb_dataset *win, u64 
 	for (size_t k = 0; k < nt; k++)
 		pos += win->y[k];
 	if (pos < 10 || nt - pos < 10) {
-		snprintf(
-		    msg, msgsz,
-		    "retrain: skipped, %zu positive and %zu negative samples (10 of each needed)",
-		    pos, nt - pos);
+		snprintf(msg, msgsz,
+			 "retrain: skipped, %zu moves that saved and %zu that did not (10 of each "
+			 "needed)",
+			 pos, nt - pos);
 		return;
 	}
 	job = calloc(1, sizeof(*job));
@@ -229,38 +281,15 @@ static void job_start(struct mlb_learner *l, const struct mlb_dataset *win, u64 
 /* Collect a finished job: gate and deploy. Returns 1 if deployed. */
 static int job_finish(struct mlb_learner *l, struct mlb_model_slots *s, char *msg, size_t msgsz)
 {
-	const char *was;
-	double cur;
-	char err[256];
 	int ret = 0;
 
 	if (!job || !__atomic_load_n(&job->done, __ATOMIC_ACQUIRE))
 		return 0;
 	pthread_join(job->thread, NULL);
-	if (job->ret) {
+	if (job->ret)
 		snprintf(msg, msgsz, "retrain: no model: %s", job->err);
-		goto out;
-	}
-	cur = mlb_policy_accuracy(l->live, &l->o.heur, job->hold.x, job->hold.y, job->hold.n);
-	was = l->live ? "the live model" : "the heuristic";
-	if (job->acc + 1e-9 < cur) {
-		l->rejected++;
-		snprintf(msg, msgsz,
-			 "retrain: kept %s: candidate accuracy %.4f < %.4f on %zu recent samples",
-			 was, job->acc, cur, job->hold.n);
-		goto out;
-	}
-	if (mlb_learner_adopt(l, s, &job->model, true, err, sizeof(err))) {
-		snprintf(msg, msgsz, "retrain: deploy failed: %s", err);
-		goto out;
-	}
-	l->live_acc = job->acc;
-	snprintf(msg, msgsz,
-		 "retrain: generation %u deployed: accuracy %.4f vs %.4f for %s on %zu recent "
-		 "samples",
-		 l->gen, job->acc, cur, was, job->hold.n);
-	ret = 1;
-out:
+	else
+		ret = mlb_learner_consider(l, s, &job->model, &job->hold, msg, msgsz) == 1;
 	job_free(job);
 	job = NULL;
 	return ret;
@@ -276,6 +305,7 @@ void mlb_learner_init(struct mlb_learner *l, const struct mlb_learn_opts *o, con
 	l->base_migr_s = -1.0;
 	l->base_wait_ns = -1.0;
 	l->live_acc = -1.0;
+	l->live_value = 0.0;
 }
 
 void mlb_learner_free(struct mlb_learner *l)

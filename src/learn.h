@@ -85,7 +85,8 @@ struct mlb_learner {
 	double base_migr_s;  /* smoothed migrations/s while the heuristic decided (<0: none) */
 	double base_wait_ns; /* smoothed mean wait while the heuristic decided (<0: none) */
 	u32 bad_run;	     /* consecutive bad intervals under a model */
-	double live_acc;     /* accuracy of the live model on its last hold-out */
+	double live_acc;     /* sign accuracy of the live model on its last hold-out */
+	double live_value;   /* its estimated saving per decision there, us */
 };
 
 /* mlb_learner_init - empty state with options @o; models are saved in @state_dir. */
@@ -103,11 +104,23 @@ int mlb_learner_adopt(struct mlb_learner *l, struct mlb_model_slots *s, const st
 		      bool save, char *err, size_t errsz);
 
 /*
+ * mlb_learner_consider - the deploy gate: deploy the candidate @cand (valid, predicting
+ * MLB_TARGET_SAVING) when its estimated saving per decision on the held-out samples @hold
+ * (mlb_policy_value_us()) is at least that of the live model, or without one, of the
+ * heuristic; else count it in l->rejected and change nothing. Writes a one-line account
+ * with both estimates (and the sign accuracies, reported) to @msg.
+ * Returns 1 deployed, 0 rejected, -EIO when the deployment failed (reason in @msg).
+ */
+int mlb_learner_consider(struct mlb_learner *l, struct mlb_model_slots *s,
+			 const struct mlb_model *cand, const struct mlb_dataset *hold, char *msg,
+			 size_t msgsz);
+
+/*
  * mlb_learner_tick - the adaptive cycle, called about once a second with the sliding window
- * @win (labelled samples, oldest first) and the total number of samples seen @nr_samples.
- * When due, trains a model on the window minus its most recent holdout_pct, and deploys it
- * only if its accuracy on that hold-out is at least the live model's (or, without one, the
- * heuristic's). Writes a one-line account of what it did to @msg (empty when nothing).
+ * @win (samples with their saving targets, oldest first) and the total number of samples seen
+ * @nr_samples. When due, trains a model of the saving on the window minus its most recent
+ * holdout_pct, and passes it to mlb_learner_consider() on that hold-out. Writes a one-line
+ * account of what it did to @msg (empty when nothing).
  * Returns 1 if a model was deployed, 0 otherwise.
  */
 int mlb_learner_tick(struct mlb_learner *l, struct mlb_model_slots *s,
@@ -123,6 +136,17 @@ int mlb_learner_tick(struct mlb_learner *l, struct mlb_model_slots *s,
  */
 int mlb_learner_observe(struct mlb_learner *l, struct mlb_model_slots *s, double migr_s,
 			double wait_ns, char *msg, size_t msgsz);
+
+/*
+ * mlb_policy_value_us - the direct-method estimate of what a policy saves per decision, in
+ * microseconds, on the @n rows @x (MLB_NR_FEATURES each) with measured saving targets @t
+ * (mlb_target_saving()): the mean over the rows of (t - the move's cost) where the policy
+ * moves, 0 where it stays. The policy is the model @m when not NULL (mlb_saving_decide() on
+ * its score), else the heuristic @hp; the wait bound moves for both, as in the seam.
+ * Higher is better; 0.0 for n == 0.
+ */
+double mlb_policy_value_us(const struct mlb_model *m, const struct mlb_heur_params *hp,
+			   const s32 *x, const s32 *t, size_t n);
 
 /*
  * mlb_policy_accuracy - share of the @n rows of @x (MLB_NR_FEATURES each) whose label @y the

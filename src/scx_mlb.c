@@ -418,12 +418,14 @@ static void learn_stats(const struct loop *lp, const struct mlb_stats_snap *cur,
 	cs = mlb_collector_stats(lp->coll);
 	snprintf(buf, sz,
 		 " gen=%u live_gen=%u"
-		 " samples=%llu pending=%llu rb_drops=%llu write_dropped=%llu live_acc=%.3f",
+		 " samples=%llu pending=%llu rb_drops=%llu write_dropped=%llu live_acc=%.3f"
+		 " live_saving_us=%.1f",
 		 lp->learner.live ? lp->learner.gen : 0, gen_seen, (unsigned long long)cs->samples,
 		 (unsigned long long)cs->pending,
 		 (unsigned long long)(c[MLB_STAT_DROP_DECISION] + c[MLB_STAT_DROP_OUTCOME]),
 		 (unsigned long long)cs->write_dropped,
-		 lp->learner.live ? lp->learner.live_acc : -1.0);
+		 lp->learner.live ? lp->learner.live_acc : -1.0,
+		 lp->learner.live ? lp->learner.live_value : 0.0);
 }
 
 /* Once a second in the learning modes (lp->coll set): file, expiry, retraining, live checks. */
@@ -691,6 +693,14 @@ static int loop_setup(struct loop *lp)
 		return MLB_EXIT_CANNOT_START;
 	if (mlb_model_load_checked(model, OPT(ALLOW_WRITABLE_MODEL), m, err, sizeof(err))) {
 		fprintf(stderr, "scx_mlb: model refused, the heuristic decides: %s\n", err);
+		free(m);
+		return 0;
+	}
+	if (strcmp(m->meta.label, MLB_TARGET_SAVING)) {
+		fprintf(stderr,
+			"scx_mlb: model refused, the heuristic decides: %s: it learned '%s', "
+			"scx_mlb deploys models of '%s' (mlb-model train --label=%s)\n",
+			model, m->meta.label, MLB_TARGET_SAVING, MLB_TARGET_SAVING);
 		free(m);
 		return 0;
 	}

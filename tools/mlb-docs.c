@@ -74,7 +74,8 @@ static const char *const tail_keys[][2] = {
     {"samples / pending", "labelled samples written / decisions waiting for their outcome"},
     {"rb_drops / write_dropped",
      "records lost to full ring buffers / samples lost to write errors"},
-    {"live_acc", "the live model's accuracy on its hold-out (-1: none)"},
+    {"live_acc", "the live model's sign accuracy on its hold-out (-1: none)"},
+    {"live_saving_us", "the live model's estimated saving per decision there, us (0: none)"},
 };
 
 /* The table's long names and short options are unique, or one line on stderr and 0. */
@@ -324,7 +325,8 @@ int main(int argc, char **argv)
 				printf("%s_%s\n", work_cbs[i], work_kinds[k].kind);
 		return 0;
 	}
-	fprintf(stderr,
-		"usage: mlb-docs features|stats|work|stat-keys|work-keys|options|man|option-list\n");
+	fprintf(
+	    stderr,
+	    "usage: mlb-docs features|stats|work|stat-keys|work-keys|options|man|option-list\n");
 	return 2;
 }

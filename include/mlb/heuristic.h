@@ -34,6 +34,12 @@
 
 #include "intf.h"
 
+/* The learned target: a move's saving in microseconds (the dataset column), predicted by
+ * the model in milliseconds with MLB_SAVING_FRAC fraction bits (its Q15.16 score). */
+#define MLB_TARGET_SAVING "saving_us"
+#define MLB_SAVING_FRAC	  16
+#define MLB_SAVING_MAX_US 100000 /* targets are clipped to +-100 ms */
+
 struct mlb_heur_params {
 	u32 imbal_pct;	     /* within a node, percent of the mean per-CPU load */
 	u32 numa_imbal_pct;  /* across nodes */
@@ -90,6 +96,20 @@ static inline bool mlb_wait_bound_hit(const struct mlb_features *f,
 				      const struct mlb_heur_params *hp)
 {
 	return f->v[MLB_F_DST_IDLE] && (u32)f->v[MLB_F_TASK_WAITED_US] >= hp->max_wait_us;
+}
+
+/*
+ * mlb_saving_decide - the learned policy's decision: true to migrate when the model's
+ * @score, its predicted saving of the move in milliseconds (Q15.16, the model's output for
+ * the target "saving_us"), exceeds the cost of the move of @f at its topology level, the
+ * same cost the heuristic charges (mlb_move_cost_us()). Integer only: score * 1000 and
+ * cost * 2^16 are both microseconds in Q.16, and |score| < 2^31, cost < 2^33 keep them
+ * far from s64 overflow.
+ */
+static inline bool mlb_saving_decide(s32 score, const struct mlb_features *f,
+				     const struct mlb_heur_params *hp)
+{
+	return (s64)score * 1000 > (s64)(mlb_move_cost_us(f, hp) << MLB_SAVING_FRAC);
 }
 
 /* mlb_heuristic_decide - true to migrate. Contract: @f holds clamped features. */

@@ -125,6 +125,9 @@ enum mlb_kind {
 	MLB_KIND_WAKEUP = 2,  /* a waking task placed on another CPU than its previous one */
 };
 
+/* Probabilities of recorded decisions (prop_ppm) are in parts per million. */
+#define MLB_PPM_ONE 1000000
+
 /* Who decided, recorded beside each decision. */
 enum mlb_decider {
 	MLB_BY_HEURISTIC = 0,
@@ -162,7 +165,9 @@ struct mlb_decision_rec {
 	u8 kind;       /* enum mlb_kind */
 	u16 src_cpu;   /* where the task was (running, queued, or last ran) */
 	u16 dst_cpu;   /* where the move would take it */
-	u32 pad;
+	u32 prop_ppm;  /* probability, per million, with which this decision was taken: the
+			* policy's answer 1e6 - explore, an explored one explore (--explore),
+			* a forced one (the wait bound) 1e6 */
 	struct mlb_features f;
 };
 

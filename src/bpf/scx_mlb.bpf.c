@@ -47,7 +47,7 @@
  * CPU) or unchosen (anything else: the design means this to be none), per topology level.
  * Their sum is the kernel's own count of migrations of the tasks scx_mlb schedules.
  *
- * THE LEARNING LOOP (seam.bpf.h, probes.bpf.h)
+ * THE LEARNING LOOP (seam.bpf.h, model.bpf.h, probes.bpf.h)
  * rodata `mode` says who decides. In heuristic mode, the heuristic, and nothing is recorded.
  * Otherwise every decision is written to the `decisions` ring buffer with its features, and
  * the task is observed until the horizon: the waits of its next runs (runnable to running),
@@ -55,9 +55,12 @@
  * `outcomes` ring buffer gets the result. The wait the other choice would have cost is the
  * expected wait, at decision time, at the CPU not chosen. In infer mode the deployed model
  * (two slots in the `models` map, published by user space with a generation under a
- * sequence number) scores the features with include/mlb/nn_fixed.h in mlb_model_run(); if
- * none is valid or a swap raced the run, the heuristic decides. explore_ppm decisions in a
- * million go against the policy. The deepest call chain (balancer timer -> seam -> model ->
+ * sequence number) scores the features with include/mlb/nn_fixed.h in mlb_model_run(): its
+ * output is the move's predicted saving in ms, and the task moves when that exceeds the
+ * move's cost at its topology level (mlb_saving_decide(), the heuristic's own cost); if no
+ * model is valid or a swap raced the run, the heuristic decides. explore_ppm decisions in a
+ * million go against the policy, and each record carries the probability its action was
+ * taken with (prop_ppm), for evaluating other policies on the logged data. The deepest call chain (balancer timer -> seam -> model ->
  * layer) must fit BPF's 512-byte stack: the features are filled in a frame of their own and
  * the record lives in a per-CPU map, not on the stack.
  *
@@ -72,7 +75,7 @@
  *
  * THE PARTS
  * common.bpf.h (state, helpers, load, expected waits), probes.bpf.h (outcomes),
- * seam.bpf.h (features, model, decisions), queues.bpf.h (placement, queues, pulls, tick,
+ * seam.bpf.h (features, decisions), model.bpf.h (the deployed model), queues.bpf.h (placement, queues, pulls, tick,
  * migration accounting), balance.bpf.h (the timer); this file: the task life cycle,
  * init/exit and the ops table. They are included in that order into one object, so the
  * verifier sees one program per callback, as before the split.

@@ -11,15 +11,9 @@
 #ifndef __MLB_SEAM_BPF_H
 #define __MLB_SEAM_BPF_H
 
-/*
- * The deployed model, written by user space only: models[model_slot] is the live one and
- * model_gen its generation (0: none). A swap writes the other slot, then publishes it; around
- * that model_seq is odd, and a decision that saw model_seq change while it ran discards the
- * model's answer (seqcount), so no decision ever uses a half-written model.
- */
-u64 model_seq;
-u32 model_slot;
-u32 model_gen;
+/* The deployed model: model_seq/slot/gen, the models and nn_scratch maps, mlb_model_run(). */
+#include "model.bpf.h"
+
 u32 model_gen_seen; /* the generation of the last model run that counted */
 u64 decision_seq;   /* ids of decision records */
 
@@ -27,20 +21,6 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, MLB_DEF_RING_KB * 1024); /* --ring-kb */
 } decisions SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 2);
-	__type(key, u32);
-	__type(value, struct mlb_nn_model);
-} models SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, u32);
-	__type(value, struct mlb_nn_scratch);
-} nn_scratch SEC(".maps");
 
 /* The decision being made, per CPU: [0] for the ops, [1] for the balancer timer. */
 struct {
@@ -173,44 +153,6 @@ MLB_ASSERT(MLB_STAT_BY_MODEL == MLB_STAT_BY_HEURISTIC + MLB_BY_MODEL &&
 	       MLB_STAT_BY_EXPLORE == MLB_STAT_BY_HEURISTIC + MLB_BY_EXPLORE,
 	   "decider counters follow enum mlb_decider");
 
-struct mlb_score {
-	s32 score; /* migrate logit, Q15.16 */
-	u32 gen;   /* generation of the model that computed it */
-};
-
-/*
- * mlb_model_run - the deployed model's migrate score for @f, into @out.
- * Returns 0, or -1 when no valid model is deployed or a swap raced the run (@out unset).
- * A global function: the verifier checks it once, whoever calls it.
- */
-__noinline int mlb_model_run(const struct mlb_features *f, struct mlb_score *out)
-{
-	struct mlb_nn_scratch *s;
-	struct mlb_nn_model *m;
-	u32 zero = 0, slot, gen;
-	u64 seq;
-
-	if (!f || !out)
-		return -1;
-	seq = READ_ONCE_U64(model_seq);
-	gen = READ_ONCE_U32(model_gen);
-	if ((seq & 1) || !gen)
-		return -1;
-	slot = READ_ONCE_U32(model_slot) & 1;
-	m = bpf_map_lookup_elem(&models, &slot);
-	s = bpf_map_lookup_elem(&nn_scratch, &zero);
-	if (!m || !s || m->magic != MLB_NN_MAGIC)
-		return -1;
-	if (mlb_nn_forward(m, f->v, MLB_NR_FEATURES, s))
-		return -1;
-	asm volatile("" ::: "memory"); /* read the sequence again only after the model */
-	if (READ_ONCE_U64(model_seq) != seq)
-		return -1;
-	out->score = mlb_nn_score(s);
-	out->gen = gen;
-	return 0;
-}
-
 /*
  * mlb_decide_rec - the decision on the filled record @r about @tctx's task: the heuristic's
  * answer is in r->heuristic; in infer mode the deployed model decides when it can; outside
@@ -232,7 +174,7 @@ __noinline int mlb_decide_rec(struct mlb_decision_rec *r, struct task_ctx *tctx)
 	r->model_gen = 0;
 	if (mode == MLB_MODE_INFER) {
 		if (!mlb_model_run(&r->f, &sc)) {
-			go = mlb_nn_migrate(sc.score);
+			go = mlb_saving_decide(sc.score, &r->f, &heur_params);
 			r->decider = MLB_BY_MODEL;
 			r->score = sc.score;
 			r->model_gen = sc.gen;
@@ -243,15 +185,20 @@ __noinline int mlb_decide_rec(struct mlb_decision_rec *r, struct task_ctx *tctx)
 			stat_inc(MLB_STAT_MODEL_FAIL);
 		}
 	}
-	if (mode != MLB_MODE_HEURISTIC && explore_ppm &&
-	    bpf_get_prandom_u32() % 1000000 < explore_ppm) {
-		go = !go;
-		r->decider = MLB_BY_EXPLORE;
+	r->prop_ppm = MLB_PPM_ONE;
+	if (mode != MLB_MODE_HEURISTIC && explore_ppm) {
+		r->prop_ppm = MLB_PPM_ONE - explore_ppm;
+		if (bpf_get_prandom_u32() % MLB_PPM_ONE < explore_ppm) {
+			go = !go;
+			r->decider = MLB_BY_EXPLORE;
+			r->prop_ppm = explore_ppm;
+		}
 	}
 	/* work conservation, whoever decided: see mlb_wait_bound_hit() */
 	if (!go && r->f.v[MLB_F_DST_IDLE] &&
 	    (u64)r->f.v[MLB_F_TASK_WAITED_US] * 1000 >= max_wait_ns) {
 		go = true;
+		r->prop_ppm = MLB_PPM_ONE; /* forced: no other action was possible */
 		stat_inc(MLB_STAT_STARVE_MOVE);
 	}
 	stat_inc(MLB_STAT_CONSIDERED);

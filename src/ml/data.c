@@ -4,18 +4,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdbool.h>
 #include "mlb/features.h"
+#include "mlb/heuristic.h"
 #include "data.h"
 #include "rng.h"
 #include "err.h"
 
 #define CSV_MAX_COLS 256
 
-int mlb_dataset_push(struct mlb_dataset *ds, const s32 *x, int y)
+int mlb_dataset_push(struct mlb_dataset *ds, const s32 *x, s32 t)
 {
 	if (ds->n == ds->cap) {
 		size_t cap = ds->cap ? 2 * ds->cap : 1024;
-		s32 *nx = realloc(ds->x, cap * sizeof(s32) * MLB_NR_FEATURES);
+		s32 *nx = realloc(ds->x, cap * sizeof(s32) * MLB_NR_FEATURES), *nt;
 		u8 *ny;
 
 		if (!nx)
@@ -25,10 +27,15 @@ int mlb_dataset_push(struct mlb_dataset *ds, const s32 *x, int y)
 		if (!ny)
 			return -ENOMEM;
 		ds->y = ny;
+		nt = realloc(ds->t, cap * sizeof(s32));
+		if (!nt)
+			return -ENOMEM;
+		ds->t = nt;
 		ds->cap = cap;
 	}
 	memcpy(ds->x + ds->n * MLB_NR_FEATURES, x, sizeof(s32) * MLB_NR_FEATURES);
-	ds->y[ds->n++] = !!y;
+	ds->t[ds->n] = t;
+	ds->y[ds->n++] = t > 0;
 	return 0;
 }
 
@@ -36,6 +43,7 @@ void mlb_dataset_free(struct mlb_dataset *ds)
 {
 	free(ds->x);
 	free(ds->y);
+	free(ds->t);
 	memset(ds, 0, sizeof(*ds));
 }
 
@@ -83,7 +91,8 @@ long mlb_csv_read(const char *path, const char *label, struct mlb_dataset *ds, c
 	size_t n0 = ds->n, cap = 0;
 	char *line = NULL, *f[CSV_MAX_COLS];
 	long lineno = 0, ret = 0;
-	s32 x[MLB_NR_FEATURES];
+	s32 x[MLB_NR_FEATURES], t;
+	bool saving = !strcmp(label, MLB_TARGET_SAVING);
 	ssize_t len;
 	FILE *fp;
 
@@ -168,13 +177,27 @@ long mlb_csv_read(const char *path, const char *label, struct mlb_dataset *ds, c
 		}
 		if (ret)
 			break;
-		if (strcmp(f[label_col], "0") && strcmp(f[label_col], "1")) {
+		if (saving) {
+			long long v;
+
+			if (parse_int(f[label_col], &v) || v < -MLB_SAVING_MAX_US ||
+			    v > MLB_SAVING_MAX_US) {
+				set_err(err, errsz, "%s:%ld: %s='%s' is not an integer in [%d, %d]",
+					path, lineno, label, f[label_col], -MLB_SAVING_MAX_US,
+					MLB_SAVING_MAX_US);
+				ret = -EINVAL;
+				break;
+			}
+			t = (s32)v;
+		} else if (strcmp(f[label_col], "0") && strcmp(f[label_col], "1")) {
 			set_err(err, errsz, "%s:%ld: %s='%s', expected 0 or 1", path, lineno, label,
 				f[label_col]);
 			ret = -EINVAL;
 			break;
+		} else {
+			t = f[label_col][0] == '1';
 		}
-		if (mlb_dataset_push(ds, x, f[label_col][0] == '1')) {
+		if (mlb_dataset_push(ds, x, t)) {
 			set_err(err, errsz, "%s: out of memory", path);
 			ret = -ENOMEM;
 			break;
@@ -225,14 +248,14 @@ int mlb_csv_write(const char *path, const struct mlb_dataset *ds, char *err, siz
 		set_err(err, errsz, "%s: %s", path, strerror(errno));
 		return ret;
 	}
-	fprintf(fp, "%s,label\n", hdr);
+	fprintf(fp, "%s,label,%s\n", hdr, MLB_TARGET_SAVING);
 	for (size_t k = 0; k < ds->n; k++) {
 		const s32 *x = ds->x + k * MLB_NR_FEATURES;
 
 		fprintf(fp, "%zu", k);
 		for (int i = 0; i < MLB_NR_FEATURES; i++)
 			fprintf(fp, ",%d", x[i]);
-		fprintf(fp, ",%d\n", ds->y[k]);
+		fprintf(fp, ",%d,%d\n", ds->y[k], ds->t[k]);
 	}
 	if (ferror(fp))
 		ret = -EIO;
@@ -261,6 +284,7 @@ int mlb_synth(struct mlb_dataset *ds, size_t n, u64 seed, double noise)
 	for (size_t k = 0; k < n; k++) {
 		double burst, s;
 		int y;
+		s32 m;
 
 		x[MLB_F_TASK_WEIGHT] =
 		    clampi(mlb_rng_uniform(&r) < 0.8 ? 100 : mlb_rng_range(&r, 1, 1000),
@@ -327,7 +351,9 @@ int mlb_synth(struct mlb_dataset *ds, size_t n, u64 seed, double noise)
 		y = s > 0.5;
 		if (mlb_rng_uniform(&r) < noise)
 			y = !y;
-		if (mlb_dataset_push(ds, x, y))
+		/* the saving: the rule's margin as microseconds, its sign the (noisy) label's */
+		m = 100 + (s32)fmin(fabs(s - 0.5) * 2000.0, 20000.0);
+		if (mlb_dataset_push(ds, x, y ? m : -m))
 			return -ENOMEM;
 	}
 	return 0;

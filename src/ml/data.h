@@ -12,11 +12,14 @@
 struct mlb_dataset {
 	size_t n, cap;
 	s32 *x; /* n rows of MLB_NR_FEATURES values, feature-index order */
-	u8 *y;	/* n labels, 0 or 1 */
+	u8 *y;	/* n labels, 0 or 1: t > 0 */
+	s32 *t; /* n targets: the label column's value, 0/1 for a label, microseconds for the
+		 * learned target MLB_TARGET_SAVING (a move's saving, include/mlb/heuristic.h) */
 };
 
-/* mlb_dataset_push - append one row (@x: MLB_NR_FEATURES values, @y: 0/1). 0 or -ENOMEM. */
-int mlb_dataset_push(struct mlb_dataset *ds, const s32 *x, int y);
+/* mlb_dataset_push - append one row: @x (MLB_NR_FEATURES values), target @t, label t > 0.
+ * Returns 0 or -ENOMEM. */
+int mlb_dataset_push(struct mlb_dataset *ds, const s32 *x, s32 t);
 
 /* mlb_dataset_free - release the rows; @ds is empty (and reusable) afterwards. */
 void mlb_dataset_free(struct mlb_dataset *ds);
@@ -24,7 +27,8 @@ void mlb_dataset_free(struct mlb_dataset *ds);
 /*
  * mlb_csv_read - append the rows of the CSV file @path to @ds. The header must name every
  * feature of mlb_feature_descs (any order, among other columns) and the column @label;
- * feature values must be integers within their documented range, labels 0 or 1.
+ * feature values must be integers within their documented range, labels 0 or 1, except the
+ * column MLB_TARGET_SAVING ("saving_us"): integers within +-MLB_SAVING_MAX_US.
  * Returns the number of rows read, or a negative errno with "PATH:LINE: reason" in @err;
  * on error @ds keeps the rows it had before the call.
  */
@@ -40,15 +44,17 @@ long mlb_csv_read(const char *path, const char *label, struct mlb_dataset *ds, c
 int mlb_csv_header(char *buf, size_t size);
 
 /*
- * mlb_csv_write - write @ds to @path as CSV: header "id,<features...>,label", one row per
- * sample. Returns 0 or a negative errno with a reason in @err.
+ * mlb_csv_write - write @ds to @path as CSV: header "id,<features...>,label,saving_us", one
+ * row per sample (y, then t). Returns 0 or a negative errno with a reason in @err.
  */
 int mlb_csv_write(const char *path, const struct mlb_dataset *ds, char *err, size_t errsz);
 
 /*
  * mlb_synth - append @n synthetic decisions drawn from @seed: plausible feature values within
  * their ranges and a label from a fixed nonlinear rule (imbalance, idleness, cache hotness,
- * topology, ping-pong), flipped with probability @noise. Returns 0 or -ENOMEM.
+ * topology, ping-pong), flipped with probability @noise, and a saving (t, us) whose sign is
+ * the label's and whose size grows with the rule's margin (100 us to 20.1 ms).
+ * Returns 0 or -ENOMEM.
  */
 int mlb_synth(struct mlb_dataset *ds, size_t n, u64 seed, double noise);
 

@@ -83,3 +83,29 @@ void mlb_metrics_print(FILE *f, const char *title, const struct mlb_metrics *m)
 	fprintf(f, "  confusion: tp=%llu fp=%llu fn=%llu tn=%llu\n", (unsigned long long)m->tp,
 		(unsigned long long)m->fp, (unsigned long long)m->fn, (unsigned long long)m->tn);
 }
+
+void mlb_reg_metrics_compute(const double *pred, const double *t, size_t n, double base,
+			     struct mlb_reg_metrics *m)
+{
+	double se = 0.0, be = 0.0, ae = 0.0;
+
+	memset(m, 0, sizeof(*m));
+	m->n = n;
+	for (size_t i = 0; i < n; i++) {
+		ae += fabs(pred[i] - t[i]);
+		se += (pred[i] - t[i]) * (pred[i] - t[i]);
+		be += (base - t[i]) * (base - t[i]);
+	}
+	if (!n)
+		return;
+	m->mae = ae / n;
+	m->rmse = sqrt(se / n);
+	m->base_rmse = sqrt(be / n);
+	m->r2 = be > 0.0 ? 1.0 - se / be : 0.0;
+}
+
+void mlb_reg_metrics_print(FILE *f, const char *title, const struct mlb_reg_metrics *m)
+{
+	fprintf(f, "%s: n=%llu mae=%.4f rmse=%.4f base_rmse=%.4f r2=%.4f (ms)\n", title,
+		(unsigned long long)m->n, m->mae, m->rmse, m->base_rmse, m->r2);
+}

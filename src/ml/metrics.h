@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Binary classification metrics of migrate scores (decision: score > 0). */
+/* Binary classification metrics of migrate scores (decision: score > 0), and regression
+ * metrics of predicted savings. */
 #ifndef __MLB_ML_METRICS_H
 #define __MLB_ML_METRICS_H
 
@@ -25,5 +26,22 @@ int mlb_metrics_compute(const double *score, const u8 *y, size_t n, struct mlb_m
 
 /* mlb_metrics_print - "TITLE: accuracy=... auc=..." then the confusion matrix, to @f. */
 void mlb_metrics_print(FILE *f, const char *title, const struct mlb_metrics *m);
+
+/* Regression metrics of predictions against real targets (the learned saving, in ms). */
+struct mlb_reg_metrics {
+	u64 n;
+	double mae;	  /* mean |prediction - target| */
+	double rmse;	  /* root mean squared error */
+	double base_rmse; /* RMSE of always predicting @base (the training mean) */
+	double r2;	  /* 1 - (rmse / base_rmse)^2: > 0 beats predicting the mean */
+};
+
+/* mlb_reg_metrics_compute - the metrics of @n predictions @pred for targets @t, against the
+ * constant prediction @base. */
+void mlb_reg_metrics_compute(const double *pred, const double *t, size_t n, double base,
+			     struct mlb_reg_metrics *m);
+
+/* mlb_reg_metrics_print - "TITLE: n=... mae=... rmse=... base_rmse=... r2=..." to @f. */
+void mlb_reg_metrics_print(FILE *f, const char *title, const struct mlb_reg_metrics *m);
 
 #endif /* __MLB_ML_METRICS_H */

@@ -7,7 +7,10 @@
  *   z0 = W0 x + b0        W0 [size1][size0]     a1 = relu(z0)   [size1]
  *   z1 = W1 a1 + b1       W1 [size2][size1]     a2 = relu(z1)   [size2]
  *   z2 = W2 a2 + b2       W2 [1][size2]         logit = z2      [1]
- *   p = sigmoid(logit), loss = -cw[y] * (y log p + (1 - y) log(1 - p))
+ *   classification (huber == 0), target y in {0, 1}:
+ *     p = sigmoid(logit), loss = -cw[y] * (y log p + (1 - y) log(1 - p))
+ *   regression (huber = delta > 0), real target t, e = logit - t:
+ *     loss = e^2 / 2 when |e| <= delta, else delta * (|e| - delta / 2)   (Huber)
  * with fewer hidden layers dropping the middle lines. Backward goes in the opposite order,
  * each layer's backward next to its forward below.
  */
@@ -153,16 +156,30 @@ double mlp_bce(double z, int y, const double *class_w)
 	return class_w[y] * (fmax(z, 0.0) - z * y + log1p(exp(-fabs(z))));
 }
 
-double mlp_backward(struct mlp *net, const struct mlp_acts *act, int y, const double *class_w,
-		    double scale)
+double mlp_huber(double z, double t, double delta)
+{
+	double e = fabs(z - t);
+
+	return e <= delta ? 0.5 * e * e : delta * (e - 0.5 * delta);
+}
+
+/* The loss of output @z for target @t: Huber when o->huber > 0, else weighted BCE. */
+static double sample_loss(double z, double t, const struct mlp_train_opts *o)
+{
+	return o->huber > 0.0 ? mlp_huber(z, t, o->huber) : mlp_bce(z, t > 0.5, o->class_w);
+}
+
+double mlp_backward(struct mlp *net, const struct mlp_acts *act, double t,
+		    const struct mlp_train_opts *o, double scale)
 {
 	double dz[MLP_MAX_WIDTH], da[MLP_MAX_WIDTH];
-	int l, L = net->n_layers;
+	int l, L = net->n_layers, y = t > 0.5;
 	double z = act->z[L - 1][0];
-	double p = 1.0 / (1.0 + exp(-z));
 
-	/* d loss / d logit = cw[y] (p - y) */
-	dz[0] = scale * class_w[y] * (p - y);
+	if (o->huber > 0.0) /* d loss / d z = clamp(z - t, -delta, delta) */
+		dz[0] = scale * fmin(fmax(z - t, -o->huber), o->huber);
+	else /* d loss / d logit = cw[y] (sigmoid(z) - y) */
+		dz[0] = scale * o->class_w[y] * (1.0 / (1.0 + exp(-z)) - y);
 	for (l = L - 1; l >= 0; l--) {
 		linear_backward(net->w[l], act->a[l], dz, net->gw[l], net->gb[l], l ? da : NULL,
 				net->size[l], net->size[l + 1]);
@@ -171,11 +188,11 @@ double mlp_backward(struct mlp *net, const struct mlp_acts *act, int y, const do
 			memcpy(dz, da, sizeof(double) * net->size[l]);
 		}
 	}
-	return mlp_bce(z, y, class_w);
+	return sample_loss(z, t, o);
 }
 
-double mlp_loss(struct mlp *net, const double *x, const u8 *y, size_t n, const double *class_w,
-		int grad)
+double mlp_loss(struct mlp *net, const double *x, const double *t, size_t n,
+		const struct mlp_train_opts *o, int grad)
 {
 	struct mlp_acts act;
 	double sum = 0.0;
@@ -189,9 +206,9 @@ double mlp_loss(struct mlp *net, const double *x, const u8 *y, size_t n, const d
 
 		if (grad) {
 			mlp_forward(net, xk, &act);
-			sum += mlp_backward(net, &act, y[k], class_w, 1.0 / n);
+			sum += mlp_backward(net, &act, t[k], o, 1.0 / n);
 		} else {
-			sum += mlp_bce(mlp_forward(net, xk, NULL), y[k], class_w);
+			sum += sample_loss(mlp_forward(net, xk, NULL), t[k], o);
 		}
 	}
 	return sum / n;
@@ -214,8 +231,9 @@ void mlp_adam_step(struct mlp *net, double lr)
 	}
 }
 
-int mlp_train(struct mlp *net, const double *x, const u8 *y, size_t n, const double *xv,
-	      const u8 *yv, size_t nv, const struct mlp_train_opts *o, struct mlp_train_stats *st)
+int mlp_train(struct mlp *net, const double *x, const double *t, size_t n, const double *xv,
+	      const double *tv, size_t nv, const struct mlp_train_opts *o,
+	      struct mlp_train_stats *st)
 {
 	size_t *order = malloc(sizeof(*order) * (n ? n : 1));
 	double *best = malloc(sizeof(double) * net->n_params);
@@ -254,13 +272,13 @@ int mlp_train(struct mlp *net, const double *x, const u8 *y, size_t n, const dou
 				size_t s = order[k];
 
 				mlp_forward(net, x + s * d, &act);
-				sum += mlp_backward(net, &act, y[s], o->class_w, scale);
+				sum += mlp_backward(net, &act, t[s], o, scale);
 			}
 			mlp_adam_step(net, o->lr);
 		}
 		st->epochs_run = epoch;
 		st->train_loss = n ? sum / n : 0.0;
-		val = nv ? mlp_loss(net, xv, yv, nv, o->class_w, 0) : st->train_loss;
+		val = nv ? mlp_loss(net, xv, tv, nv, o, 0) : st->train_loss;
 		if (o->verbose)
 			fprintf(stderr, "epoch %3d  train_loss %.5f  val_loss %.5f\n", epoch,
 				st->train_loss, val);

@@ -3,8 +3,9 @@
  * Float multilayer perceptron for training the migration network (double precision).
  *
  * Shape: size[0] inputs -> up to two ReLU hidden layers -> one linear output (a logit).
- * Loss: binary cross-entropy on the logit with per-class weights. Optimiser: Adam on
- * mini-batches. Everything is deterministic for a given seed.
+ * Loss: binary cross-entropy on the logit with per-class weights (a label), or the Huber
+ * loss of the output against a real target (a regression). Optimiser: Adam on mini-batches.
+ * Everything is deterministic for a given seed.
  */
 #ifndef __MLB_ML_MLP_H
 #define __MLB_ML_MLP_H
@@ -37,7 +38,8 @@ struct mlp_train_opts {
 	int epochs;	   /* at most this many passes over the training set */
 	int batch;	   /* mini-batch size */
 	double lr;	   /* Adam learning rate */
-	double class_w[2]; /* loss weight of label 0 and label 1 samples */
+	double class_w[2]; /* loss weight of label 0 and label 1 samples (classification) */
+	double huber;	   /* > 0: regression, Huber loss with this delta; 0: labels, BCE */
 	int patience;	   /* stop after this many epochs without a better validation loss */
 	u64 seed;	   /* shuffling */
 	int verbose;	   /* print one line per epoch to stderr */
@@ -68,32 +70,37 @@ double mlp_forward(const struct mlp *net, const double *x, struct mlp_acts *act)
 
 /*
  * mlp_backward - add to net->grad the gradient of @scale * loss(sample) where @act is the
- * sample's forward pass, @y its label (0/1) and the loss the class-weighted BCE of the logit.
- * Returns the (unscaled) weighted loss of the sample.
+ * sample's forward pass, @t its target and the loss o->huber's: the Huber loss of the output
+ * against @t, or (huber 0) the class-weighted BCE of the logit for label t > 0.5.
+ * Returns the (unscaled) loss of the sample.
  */
-double mlp_backward(struct mlp *net, const struct mlp_acts *act, int y, const double *class_w,
-		    double scale);
+double mlp_backward(struct mlp *net, const struct mlp_acts *act, double t,
+		    const struct mlp_train_opts *o, double scale);
 
 /*
- * mlp_loss - mean class-weighted BCE of @n samples (@x row-major, size[0] per row, labels
- * @y); when @grad is set, also zeroes and fills net->grad with its gradient.
+ * mlp_loss - mean loss (as mlp_backward()) of @n samples (@x row-major, size[0] per row,
+ * targets @t); when @grad is set, also zeroes and fills net->grad with its gradient.
  */
-double mlp_loss(struct mlp *net, const double *x, const u8 *y, size_t n, const double *class_w,
-		int grad);
+double mlp_loss(struct mlp *net, const double *x, const double *t, size_t n,
+		const struct mlp_train_opts *o, int grad);
 
 /* mlp_adam_step - one Adam update of net->params from net->grad (beta 0.9/0.999, eps 1e-8). */
 void mlp_adam_step(struct mlp *net, double lr);
 
 /*
- * mlp_train - train @net on @n rows of @x/@y, evaluating the validation loss on @nv rows of
- * @xv/@yv after every epoch; keeps the parameters of the best validation epoch (early
+ * mlp_train - train @net on @n rows of @x/@t, evaluating the validation loss on @nv rows of
+ * @xv/@tv after every epoch; keeps the parameters of the best validation epoch (early
  * stopping with @o->patience). @nv may be 0 (then the last epoch is kept). Fills @st.
  * Returns 0 or -ENOMEM.
  */
-int mlp_train(struct mlp *net, const double *x, const u8 *y, size_t n, const double *xv,
-	      const u8 *yv, size_t nv, const struct mlp_train_opts *o, struct mlp_train_stats *st);
+int mlp_train(struct mlp *net, const double *x, const double *t, size_t n, const double *xv,
+	      const double *tv, size_t nv, const struct mlp_train_opts *o,
+	      struct mlp_train_stats *st);
 
 /* mlp_bce - class-weighted BCE of logit @z for label @y, computed without overflow. */
 double mlp_bce(double z, int y, const double *class_w);
+
+/* mlp_huber - the Huber loss of output @z for target @t with threshold @delta > 0. */
+double mlp_huber(double z, double t, double delta);
 
 #endif /* __MLB_ML_MLP_H */

@@ -2,14 +2,15 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "mlb/features.h"
+#include "mlb/heuristic.h"
 #include "rng.h"
 #include "train.h"
 #include "err.h"
-
 
 void mlb_train_defaults(struct mlb_train_opts *o)
 {
@@ -19,7 +20,8 @@ void mlb_train_defaults(struct mlb_train_opts *o)
 	o->hidden[1] = 8;
 	o->val_frac = 0.2;
 	o->min_agreement = MLB_TRAIN_MIN_AGREEMENT;
-	o->label = "label";
+	o->label = MLB_TARGET_SAVING;
+	o->huber_ms = 1.0;
 	o->mlp.epochs = 50;
 	o->mlp.batch = 64;
 	o->mlp.lr = 3e-3;
@@ -56,7 +58,10 @@ int mlb_train_model(const struct mlb_dataset *ds, const struct mlb_train_opts *o
 	s32 *xi = NULL;		       /* [n][d] raw features, train rows then validation rows */
 	double *xf = NULL;	       /* [n][d] normalised */
 	double *qs = NULL, *fs = NULL; /* [nv] validation scores, fixed and float */
-	u8 *y = NULL;		       /* [n] */
+	u8 *y = NULL;		       /* [n] labels: target > 0 */
+	double *t = NULL;	       /* [n] targets: ms for the saving, else the 0/1 label */
+	double base = 0.0;	       /* the training split's mean target */
+	bool reg = o->label && !strcmp(o->label, MLB_TARGET_SAVING);
 	struct mlp net = {};
 	struct mlb_rng rng;
 	struct timespec t0, t1;
@@ -68,7 +73,7 @@ int mlb_train_model(const struct mlb_dataset *ds, const struct mlb_train_opts *o
 	if (n < 10 || !(o->val_frac > 0.0 && o->val_frac < 1.0) || o->mlp.epochs < 1 ||
 	    o->mlp.batch < 1 || !(o->mlp.lr > 0.0) || o->mlp.patience < 1 ||
 	    !(o->min_agreement >= 0.0 && o->min_agreement <= 1.0) || !o->label ||
-	    strlen(o->label) >= MLB_MODEL_NAME_LEN) {
+	    strlen(o->label) >= MLB_MODEL_NAME_LEN || (reg && !(o->huber_ms > 0.0))) {
 		set_err(err, errsz,
 			n < 10 ? "need at least 10 samples, have %zu"
 			       : "bad training options (%zu samples)",
@@ -86,10 +91,11 @@ int mlb_train_model(const struct mlb_dataset *ds, const struct mlb_train_opts *o
 	xi = malloc(sizeof(*xi) * n * d);
 	xf = malloc(sizeof(*xf) * n * d);
 	y = malloc(n);
+	t = malloc(sizeof(*t) * n);
 	qs = malloc(sizeof(*qs) * nv);
 	fs = malloc(sizeof(*fs) * nv);
 	nn = malloc(sizeof(*nn));
-	if (!perm || !xi || !xf || !y || !qs || !fs || !nn) {
+	if (!perm || !xi || !xf || !y || !t || !qs || !fs || !nn) {
 		set_err(err, errsz, "out of memory");
 		ret = -ENOMEM;
 		goto out;
@@ -108,10 +114,18 @@ int mlb_train_model(const struct mlb_dataset *ds, const struct mlb_train_opts *o
 	for (size_t k = 0; k < n; k++) {
 		memcpy(xi + k * d, ds->x + perm[k] * d, sizeof(s32) * d);
 		y[k] = ds->y[perm[k]];
+		t[k] = reg ? ds->t[perm[k]] / 1000.0 : y[k];
 		pos += k < nt && y[k];
+		base += k < nt ? t[k] / nt : 0.0;
 	}
+	mo.huber = reg ? o->huber_ms : 0.0;
 
 	/* Class weights: "auto" balances the classes of the training split. */
+	if (o->auto_class_w && reg) {
+		set_err(err, errsz, "class weights apply to 0/1 labels, not to %s", o->label);
+		ret = -EINVAL;
+		goto out;
+	}
 	if (o->auto_class_w) {
 		if (!pos || pos == nt) {
 			set_err(err, errsz, "the training split has a single class");
@@ -141,7 +155,7 @@ int mlb_train_model(const struct mlb_dataset *ds, const struct mlb_train_opts *o
 		set_err(err, errsz, ret == -EINVAL ? "bad hidden layer sizes" : "out of memory");
 		goto out;
 	}
-	ret = mlp_train(&net, xf, y, nt, xf + nt * d, y + nt, nv, &mo, &rep->train);
+	ret = mlp_train(&net, xf, t, nt, xf + nt * d, t + nt, nv, &mo, &rep->train);
 	if (ret) {
 		set_err(err, errsz, "out of memory");
 		goto out;
@@ -158,6 +172,11 @@ int mlb_train_model(const struct mlb_dataset *ds, const struct mlb_train_opts *o
 		set_err(err, errsz, "out of memory");
 		ret = -ENOMEM;
 		goto out;
+	}
+	rep->regression = reg;
+	if (reg) {
+		mlb_reg_metrics_compute(fs, t + nt, nv, base, &rep->reg_float);
+		mlb_reg_metrics_compute(qs, t + nt, nv, base, &rep->reg_quant);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	rep->train_seconds = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
@@ -194,6 +213,7 @@ out:
 	free(xi);
 	free(xf);
 	free(y);
+	free(t);
 	free(qs);
 	free(fs);
 	free(nn);
@@ -211,11 +231,15 @@ void mlb_train_report_print(FILE *f, const struct mlb_train_report *rep)
 		rep->train.best_val_loss);
 	mlb_metrics_print(f, "validation float", &rep->val_float);
 	mlb_metrics_print(f, "validation quantized", &rep->val_quant);
+	if (rep->regression) {
+		mlb_reg_metrics_print(f, "validation float saving", &rep->reg_float);
+		mlb_reg_metrics_print(f, "validation quantized saving", &rep->reg_quant);
+	}
 	fprintf(f,
 		"quantization: agreement=%.4f%% max_score_error=%.6f scales:", 100.0 * q->agreement,
 		q->max_err);
 	for (int l = 0; l < q->n_layers; l++)
-		fprintf(f, " L%d(w_frac=%u out_frac=%u peak=%.1f)", l, q->w_frac[l],
-			q->out_frac[l], q->max_act[l]);
+		fprintf(f, " L%d(w_frac=%u out_frac=%u peak=%.1f)", l, q->w_frac[l], q->out_frac[l],
+			q->max_act[l]);
 	fprintf(f, "\n");
 }

@@ -13,7 +13,7 @@ fuzz_init tests/fuzz/csv-corpus build/ml/fuzz-csv "$tool"
 # corpus): valid-*.csv accepted with one row per data line, bad-*.csv refused with a one-line
 # reason naming the file (exit 1), the one tests/fuzz/csv-reasons.txt gives for it
 for f in "$corpus"/*; do
-	fuzz_expect "$f" "$tool" eval "$model" "$f"
+	fuzz_expect "$f" "$tool" eval --label=label "$model" "$f"
 	case "$(basename "$f")" in
 	valid-*)
 		rows=$(($(tr -d '\r' <"$f" | grep -cv '^\(#.*\)\?$') - 1))

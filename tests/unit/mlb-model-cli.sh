@@ -50,7 +50,7 @@ expect 1 "$tool" show "$work/none.mlb"
 
 expect 0 "$tool" synth --seed 3 4000 "$work/d.csv"
 [ "$(wc -l <"$work/d.csv")" -eq 4001 ] || fail "synth wrote $(wc -l <"$work/d.csv") lines"
-expect 0 "$tool" train -H 8,4 -e 15 -w auto -s 2 --val-frac 0.25 -o "$work/m.mlb" "$work/d.csv"
+expect 0 "$tool" train -L label -H 8,4 -e 15 -w auto -s 2 --val-frac 0.25 -o "$work/m.mlb" "$work/d.csv"
 grep -q "^validation quantized: .*auc=" "$work/out" || fail "no quantized validation metrics"
 grep -q "confusion: tp=" "$work/out" || fail "no confusion matrix"
 grep -q "agreement=" "$work/out" || fail "no agreement report"
@@ -61,26 +61,43 @@ grep -Eq "^shape: [0-9]+-8-4-1" "$work/out" || fail "show: wrong shape line"
 grep -q "task_weight" "$work/out" || fail "show: no feature table"
 grep -q " 3000 train + 1000 validation samples" "$work/out" ||
 	fail "--val-frac 0.25 of 4000 rows: $(grep '^trained:' "$work/out")"
-expect 0 "$tool" eval "$work/m.mlb" "$work/d.csv"
+expect 0 "$tool" eval -L label "$work/m.mlb" "$work/d.csv"
 grep -q "^quantized model: n=4000 accuracy=" "$work/out" || fail "eval: no metrics"
 
 # same seed, same model bytes (apart from the creation time, which the tool does not fake:
 # compare the dumps without their 'trained:' line)
-expect 0 "$tool" train -H 8,4 -e 15 -w auto -s 2 --val-frac=0.25 -o "$work/m2.mlb" "$work/d.csv"
+expect 0 "$tool" train -L label -H 8,4 -e 15 -w auto -s 2 --val-frac=0.25 -o "$work/m2.mlb" "$work/d.csv"
 diff <("$tool" show "$work/m.mlb" | grep -v '^trained:') \
 	<("$tool" show "$work/m2.mlb" | grep -v '^trained:') >/dev/null ||
 	fail "training is not deterministic"
 
 # other columns, another label column, any column order
 awk -F, 'BEGIN { OFS = "," } { t = $1; $1 = $NF; $NF = t; print $0, (NR == 1 ? "decider" : 0) }' \
-	"$work/d.csv" | sed '1s/^label,/outcome,/' >"$work/d2.csv"
+	<(sed 's/,[^,]*$//' "$work/d.csv") | sed '1s/^label,/outcome,/' >"$work/d2.csv"
 expect 0 "$tool" eval --label outcome "$work/m.mlb" "$work/d2.csv"
-expect 1 "$tool" eval "$work/m.mlb" "$work/d2.csv" # no 'label' column any more
+expect 1 "$tool" eval -L label "$work/m.mlb" "$work/d2.csv" # no 'label' column any more
 
 # a bad CSV is refused with the line number
 sed '3s/^\([0-9]*\),100,/\1,abc,/' "$work/d.csv" >"$work/bad.csv"
-expect 1 "$tool" eval "$work/m.mlb" "$work/bad.csv"
+expect 1 "$tool" eval -L label "$work/m.mlb" "$work/bad.csv"
 grep -q ":3: task_weight='abc'" "$work/err" || fail "bad CSV error: $(cat "$work/err")"
+
+# the learned target, the default: a move's saving in us (synth: the rule's margin, signed
+# as the label), learned as a regression in ms
+expect 1 "$tool" train -w auto -o "$work/s.mlb" "$work/d.csv"
+grep -q "class weights apply to 0/1 labels, not to saving_us" "$work/err" ||
+	fail "class weights on the saving: $(cat "$work/err")"
+sed 's/,[^,]*$//' "$work/d.csv" >"$work/nosaving.csv"
+expect 1 "$tool" train -o "$work/s.mlb" "$work/nosaving.csv"
+grep -q "no label column 'saving_us'" "$work/err" || fail "no saving column: $(cat "$work/err")"
+expect 2 "$tool" train --huber-ms 0 -o "$work/s.mlb" "$work/d.csv"
+expect 0 "$tool" train -e 30 -s 3 -o "$work/s.mlb" "$work/d.csv"
+r2=$(sed -n 's/^validation quantized saving: .* r2=\([-0-9.]*\) (ms)$/\1/p' "$work/out")
+awk -v r="$r2" 'BEGIN { exit !(r >= 0.75) }' || fail "saving: validation r2 '$r2' < 0.75: $(cat "$work/out")"
+expect 0 "$tool" show "$work/s.mlb"
+grep -q "saving_us" "$work/out" || fail "show: the target is not named"
+expect 0 "$tool" eval "$work/s.mlb" "$work/d.csv"
+grep -q "^quantized model saving: n=4000 mae=" "$work/out" || fail "eval: no saving metrics"
 
 # a corrupt model is refused and a refused training writes nothing
 printf 'X' | dd of="$work/m.mlb" bs=1 seek=100 conv=notrunc status=none

@@ -20,6 +20,7 @@
 #include "check.h"
 #include "mlb/features.h"
 #include "collect.h"
+#include "mlb/heuristic.h"
 
 #define MS	    1000000ULL
 #define KILL_ROUNDS 24
@@ -30,7 +31,12 @@ static char dir[64];
 struct want {
 	s32 x[MLB_NR_FEATURES];
 	u8 label, imitation;
+	s32 saving; /* us: the source's wait minus the destination's, one measured */
 };
+
+/* What a row holds as its target: the saving (the window, and the CSV's saving_us), the
+ * imitation label, or the outcome label. */
+enum { T_SAVING, T_IMITATION, T_LABEL };
 
 static struct want wants[4096];
 static size_t n_wants;
@@ -99,13 +105,17 @@ static int feed_outcome(struct mlb_collector *c, const struct mlb_decision_rec *
 		memcpy(wants[n_wants].x, d->f.v, sizeof(d->f.v));
 		wants[n_wants].label = (u8)label;
 		wants[n_wants].imitation = d->heuristic;
+		/* the definition: est_other - first_wait for a move, the reverse for a stay */
+		wants[n_wants].saving = (d->decision ? 1 : -1) * ((s32)(o.est_other_ns / 1000) -
+								  (s32)(o.first_wait_ns / 1000));
 		n_wants++;
 	}
 	return ret;
 }
 
 /* @ds holds exactly wants[from..to), with the outcome or the imitation labels. */
-static int same_rows(const struct mlb_dataset *ds, size_t from, size_t to, int imitation)
+static int same_rows_in(const struct mlb_dataset *ds, size_t from, size_t to, int target,
+			int window)
 {
 	if (ds->n != to - from) {
 		fprintf(stderr, "%zu rows, expected %zu\n", ds->n, to - from);
@@ -114,13 +124,26 @@ static int same_rows(const struct mlb_dataset *ds, size_t from, size_t to, int i
 	for (size_t k = 0; k < ds->n; k++) {
 		const struct want *w = &wants[from + k];
 
-		if (memcmp(ds->x + k * MLB_NR_FEATURES, w->x, sizeof(w->x)) ||
-		    ds->y[k] != (imitation ? w->imitation : w->label)) {
+		s32 t = target == T_SAVING	? w->saving
+			: target == T_IMITATION ? w->imitation
+						: w->label;
+
+		if (target == T_IMITATION && window) /* the window's imitation: +-100 ms */
+			t = w->imitation ? MLB_SAVING_MAX_US : -MLB_SAVING_MAX_US;
+
+		if (memcmp(ds->x + k * MLB_NR_FEATURES, w->x, sizeof(w->x)) || ds->t[k] != t ||
+		    ds->y[k] != (t > 0)) {
 			fprintf(stderr, "row %zu differs\n", k);
 			return 0;
 		}
 	}
 	return 1;
+}
+
+/* @ds, a collector's window, holds exactly wants[from..to) */
+static int same_rows(const struct mlb_dataset *ds, size_t from, size_t to, int target)
+{
+	return same_rows_in(ds, from, to, target, 1);
 }
 
 static int csv_matches(const char *path, const char *label, size_t from, size_t to)
@@ -134,7 +157,11 @@ static int csv_matches(const char *path, const char *label, size_t from, size_t 
 		fprintf(stderr, "mlb_csv_read: %s\n", err);
 		return 0;
 	}
-	ok = same_rows(&ds, from, to, !strcmp(label, "imitation"));
+	ok = same_rows_in(&ds, from, to,
+			  !strcmp(label, "imitation")	? T_IMITATION
+			  : !strcmp(label, "saving_us") ? T_SAVING
+							: T_LABEL,
+			  0);
 	mlb_dataset_free(&ds);
 	return ok;
 }
@@ -390,7 +417,7 @@ static void test_join(void)
 	CHECK(s->by_decider[0] == by[0] && s->by_decider[1] == by[1] && s->by_decider[2] == by[2]);
 	CHECK(s->written == s->samples && s->write_dropped == 0 && s->write_errors == 0);
 	CHECK(s->pending == 0 && s->window_n == s->samples);
-	CHECK(same_rows(mlb_collector_window(c), w0, n_wants, 0));
+	CHECK(same_rows(mlb_collector_window(c), w0, n_wants, T_SAVING));
 	CHECK(mlb_collect_flush(c, 5000 * MS) == 0);
 	CHECK(mlb_collector_io_error(c) == 0);
 	CHECK(mlb_collector_free(c) == 0);
@@ -398,6 +425,7 @@ static void test_join(void)
 	CHECK(whole_lines(path) == (long)(n_wants - w0));
 	CHECK(csv_matches(path, "label", w0, n_wants));
 	CHECK(csv_matches(path, "imitation", w0, n_wants));
+	CHECK(csv_matches(path, "saving_us", w0, n_wants));
 	/* the other columns: the duplicate's heuristic, waits in us, the bounce flag */
 	n = column(path, "id", ids, 64);
 	CHECK(n == (long)(n_wants - w0));
@@ -423,11 +451,12 @@ static void test_join(void)
 		CHECK(mlb_collect_decision(c, &d[id - 100]) == 0);
 		CHECK(feed_outcome(c, &d[id - 100], (int)(id / 2 % 2)) == 0);
 	}
-	CHECK(same_rows(mlb_collector_window(c), n_wants - 3, n_wants, 1));
+	CHECK(same_rows(mlb_collector_window(c), n_wants - 3, n_wants, T_IMITATION));
 	CHECK(mlb_collector_stats(c)->window_n == 3);
 	CHECK(mlb_collector_free(c) == 0);
 	CHECK(csv_matches(path, "label", w0, n_wants));
 	CHECK(csv_matches(path, "imitation", w0, n_wants));
+	CHECK(csv_matches(path, "saving_us", w0, n_wants));
 }
 
 /* Eviction of the oldest when max_pending is small; chains under many ids; the window ring. */
@@ -471,7 +500,7 @@ static void test_evict_window(void)
 	}
 	CHECK(mlb_collector_stats(c)->pending == 0 && mlb_collector_stats(c)->samples == 1024);
 	w = mlb_collector_window(c);
-	CHECK(w->n == 5 && same_rows(w, n_wants - 5, n_wants, 0));
+	CHECK(w->n == 5 && same_rows(w, n_wants - 5, n_wants, T_SAVING));
 	CHECK(mlb_collector_free(c) == 0);
 
 	/* the window keeps the last 5, oldest first, through its compactions */
@@ -487,7 +516,7 @@ static void test_evict_window(void)
 		CHECK(w->n == (id < 5 ? id : 5));
 		CHECK(w->x[(w->n - 1) * MLB_NR_FEATURES + MLB_F_TASK_SINCE_RAN_US] == (s32)id);
 	}
-	CHECK(same_rows(mlb_collector_window(c), n_wants - 5, n_wants, 0));
+	CHECK(same_rows(mlb_collector_window(c), n_wants - 5, n_wants, T_SAVING));
 	CHECK(mlb_collector_free(c) == 0);
 	/* expiry with 0 drops everything, whatever the clock */
 	c = open_coll(NULL, 16, 0, 0);
@@ -647,7 +676,7 @@ static void test_dev_full(void)
 	CHECK(mlb_collector_stats(c)->samples == 3 && mlb_collector_stats(c)->written == 0);
 	CHECK(mlb_collector_stats(c)->write_dropped == 3);
 	CHECK(mlb_collector_stats(c)->write_errors == 4);
-	CHECK(same_rows(mlb_collector_window(c), w0, n_wants, 0)); /* training data kept */
+	CHECK(same_rows(mlb_collector_window(c), w0, n_wants, T_SAVING)); /* training data kept */
 	CHECK(mlb_collect_flush(c, 0) == 0);
 	CHECK(mlb_collector_free(c) == 0);
 }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * unit/gradcheck: the analytic gradient of the class-weighted BCE (mlp_loss with grad) matches
- * central finite differences for every parameter, on networks with 0, 1 and 2 hidden layers.
+ * unit/gradcheck: the analytic gradient of both losses (mlp_loss with grad), the class-weighted
+ * BCE of a label and the Huber loss of a real target (targets drawn so that samples fall on
+ * both sides of the Huber threshold), matches central finite differences for every parameter,
+ * on networks with 0, 1 and 2 hidden layers.
  */
 #include <math.h>
 #include <stdio.h>
@@ -14,11 +16,12 @@
 #define TOL  1e-6 /* relative error bound ... */
 #define ATOL 1e-9 /* ... above the finite differences' own rounding error */
 
-static int check(int n_in, const int *hidden, int n_hidden, u64 seed)
+static int check(int n_in, const int *hidden, int n_hidden, u64 seed, double huber)
 {
-	const double cw[2] = {0.7, 1.9};
+	struct mlp_train_opts o = {.class_w = {0.7, 1.9}, .huber = huber};
 	double x[N * MLP_MAX_WIDTH], *analytic, worst = 0.0;
-	u8 y[N];
+	double y[N];
+	int outside = 0;
 	struct mlp net;
 	struct mlb_rng r;
 	size_t p;
@@ -31,7 +34,7 @@ static int check(int n_in, const int *hidden, int n_hidden, u64 seed)
 	for (int k = 0; k < N; k++) {
 		for (int i = 0; i < n_in; i++)
 			x[k * n_in + i] = mlb_rng_normal(&r);
-		y[k] = mlb_rng_below(&r, 2);
+		y[k] = huber > 0.0 ? 2.0 * mlb_rng_normal(&r) : mlb_rng_below(&r, 2);
 	}
 	/* non-zero biases so every path is exercised */
 	for (int l = 0; l < net.n_layers; l++)
@@ -41,7 +44,13 @@ static int check(int n_in, const int *hidden, int n_hidden, u64 seed)
 	analytic = malloc(sizeof(double) * net.n_params);
 	if (!analytic)
 		return 1;
-	mlp_loss(&net, x, y, N, cw, 1);
+	mlp_loss(&net, x, y, N, &o, 1);
+	for (int k = 0; huber > 0.0 && k < N; k++)
+		outside += fabs(mlp_forward(&net, x + k * n_in, NULL) - y[k]) > huber;
+	if (huber > 0.0 && (outside == 0 || outside == N)) {
+		fprintf(stderr, "FAIL: %d of %d samples beyond the Huber threshold\n", outside, N);
+		return 1;
+	}
 	for (p = 0; p < net.n_params; p++)
 		analytic[p] = net.grad[p];
 
@@ -49,9 +58,9 @@ static int check(int n_in, const int *hidden, int n_hidden, u64 seed)
 		double keep = net.params[p], lp, lm, num, rel;
 
 		net.params[p] = keep + EPS;
-		lp = mlp_loss(&net, x, y, N, cw, 0);
+		lp = mlp_loss(&net, x, y, N, &o, 0);
 		net.params[p] = keep - EPS;
-		lm = mlp_loss(&net, x, y, N, cw, 0);
+		lm = mlp_loss(&net, x, y, N, &o, 0);
 		net.params[p] = keep;
 		num = (lp - lm) / (2 * EPS);
 		rel = fabs(num - analytic[p]) / fmax(1e-7, fabs(num) + fabs(analytic[p]));
@@ -66,8 +75,8 @@ static int check(int n_in, const int *hidden, int n_hidden, u64 seed)
 			return 1;
 		}
 	}
-	printf("%d inputs, %d hidden layers, %zu params: worst relative error %.3g\n", n_in,
-	       n_hidden, net.n_params, worst);
+	printf("%s, %d inputs, %d hidden layers, %zu params: worst relative error %.3g\n",
+	       huber > 0.0 ? "huber" : "bce", n_in, n_hidden, net.n_params, worst);
 	free(analytic);
 	mlp_free(&net);
 	return 0;
@@ -80,9 +89,13 @@ int main(void)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
-	fails += check(6, h2, 2, 1);
-	fails += check(25, h2, 2, 2);
-	fails += check(4, h1, 1, 3);
-	fails += check(5, NULL, 0, 4);
+	for (int loss = 0; loss < 2; loss++) {
+		double huber = loss ? 0.5 : 0.0;
+
+		fails += check(6, h2, 2, 1, huber);
+		fails += check(25, h2, 2, 2, huber);
+		fails += check(4, h1, 1, 3, huber);
+		fails += check(5, NULL, 0, 4, huber);
+	}
 	return fails ? 1 : 0;
 }

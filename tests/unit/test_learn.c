@@ -8,6 +8,9 @@
  *    a model, a migration storm or longer waits roll back only after bad_intervals intervals
  *    in a row, and one good interval resets the count;
  *  - mlb_policy_accuracy() of the heuristic and of a model against hand-made labels;
+ *  - the deploy gate, mlb_learner_consider(): a candidate whose estimated saving per decision
+ *    (mlb_policy_value_us()) is below the heuristic's or the live model's is rejected
+ *    (rejected count, generation and map unchanged), a better one is deployed;
  *  - the state directory and model files: group- or world-writable ones are refused.
  * Exit 77 only when BPF maps cannot be created here (no permission).
  */
@@ -136,6 +139,52 @@ int main(void)
 		CHECK(mlb_learner_observe(&l, &s, 150, 1e6, msg, sizeof(msg)) == 0);
 	CHECK(l.live != NULL);
 	mlb_learner_free(&l);
+
+	/*
+	 * The deploy gate: held-out rows where moving saved 5 ms for tasks of weight 200 and
+	 * cost 5 ms for tasks of weight 50. The heuristic stays on all of them (balance rows
+	 * without imbalance): 0 us per decision. A model of the saving that moves the heavy
+	 * tasks estimates +2500; its mirror image, moving the light ones, -2500.
+	 */
+	{
+		static struct mlb_model better, worse;
+		struct mlb_dataset hold = {};
+		s32 row[MLB_NR_FEATURES] = {};
+
+		weight_model(&better);
+		snprintf(better.meta.label, MLB_MODEL_NAME_LEN, "%s", MLB_TARGET_SAVING);
+		worse = better;
+		mlb_nn_set_weight(&worse.nn.layer[0], 0, 0, -1);
+		CHECK(mlb_model_validate(&worse, err, sizeof(err)) == 0);
+		row[MLB_F_TASK_NR_CPUS] = 4;
+		row[MLB_F_NUMA_DIST] = 10;
+		row[MLB_F_KIND] = MLB_KIND_BALANCE;
+		for (int k = 0; k < 10; k++) {
+			row[MLB_F_TASK_WEIGHT] = k & 1 ? 200 : 50;
+			CHECK(mlb_dataset_push(&hold, row, k & 1 ? 5000 : -5000) == 0);
+		}
+		CHECK(mlb_policy_value_us(NULL, &hp, hold.x, hold.t, hold.n) == 0.0);
+		CHECK(mlb_policy_value_us(&better, &hp, hold.x, hold.t, hold.n) == 2500.0);
+		CHECK(mlb_policy_value_us(&worse, &hp, hold.x, hold.t, hold.n) == -2500.0);
+		mlb_learner_init(&l, &o, NULL);
+		gen = 0;
+		/* worse than the heuristic: rejected, nothing deployed */
+		CHECK(mlb_learner_consider(&l, &s, &worse, &hold, msg, sizeof(msg)) == 0);
+		CHECK(l.rejected == 1 && l.gen == 0 && gen == 0 && !l.live);
+		CHECK(strstr(msg, "kept the heuristic") && strstr(msg, "-2500.0 us/decision"));
+		/* better: deployed as generation 1 */
+		CHECK(mlb_learner_consider(&l, &s, &better, &hold, msg, sizeof(msg)) == 1);
+		CHECK(l.rejected == 1 && l.gen == 1 && gen == 1 && l.live);
+		CHECK(strstr(msg, "generation 1 deployed") && strstr(msg, "2500.0 us/decision"));
+		key = slot;
+		CHECK(bpf_map_lookup_elem(s.map_fd, &key, &slot_val) == 0);
+		CHECK(!memcmp(&slot_val, &better.nn, sizeof(better.nn)));
+		/* worse than the live model: rejected, generation unchanged */
+		CHECK(mlb_learner_consider(&l, &s, &worse, &hold, msg, sizeof(msg)) == 0);
+		CHECK(l.rejected == 2 && l.gen == 1 && gen == 1 && strstr(msg, "the live model"));
+		mlb_learner_free(&l);
+		mlb_dataset_free(&hold);
+	}
 
 	/* state directory and model file permissions */
 	CHECK(mkdtemp(dir) != NULL);

@@ -42,12 +42,13 @@ int main(void)
 	double *xf = malloc(sizeof(double) * NT * d), *xh = malloc(sizeof(double) * NH * d);
 	double *before = malloc(sizeof(double) * NH), *qs = malloc(sizeof(double) * NH);
 	double *fs = malloc(sizeof(double) * NH), drift = 0.0;
+	double *ty = malloc(sizeof(double) * NT);
 	struct mlp net;
 	char err[256];
 	int fail = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (!nn || !model || !xf || !xh || !before || !qs || !fs ||
+	if (!nn || !model || !xf || !xh || !before || !qs || !fs || !ty ||
 	    mlb_synth(&train, NT, 3, 0.02) || mlb_synth(&held, NH, 4, 0.02))
 		return 1;
 	for (u32 i = 0; i < d; i++) {
@@ -60,10 +61,12 @@ int main(void)
 	for (size_t k = 0; k < NH; k++)
 		mlb_norm_apply(norm, d, held.x + k * d, xh + k * d);
 
+	for (size_t k = 0; k < NT; k++)
+		ty[k] = train.y[k];
 	/* the last 20% of the training stream is the early-stopping validation set */
 	if (mlp_init(&net, d, hidden, 2, 9) ||
-	    mlp_train(&net, xf, train.y, NT * 4 / 5, xf + NT * 4 / 5 * d, train.y + NT * 4 / 5,
-		      NT / 5, &o, &st))
+	    mlp_train(&net, xf, ty, NT * 4 / 5, xf + NT * 4 / 5 * d, ty + NT * 4 / 5, NT / 5, &o,
+		      &st))
 		return 1;
 	for (size_t k = 0; k < NH; k++)
 		before[k] = mlp_forward(&net, xh + k * d, NULL);
@@ -119,6 +122,7 @@ int main(void)
 
 	/* the pipeline: gate passed, metadata consistent with its report */
 	mlb_train_defaults(&to);
+	to.label = "label"; /* synth data: 0/1 labels */
 	to.mlp.epochs = 10;
 	if (mlb_train_model(&train, &to, model, &tr, err, sizeof(err))) {
 		fprintf(stderr, "FAIL: mlb_train_model: %s\n", err);
@@ -144,5 +148,6 @@ int main(void)
 	free(before);
 	free(qs);
 	free(fs);
+	free(ty);
 	return fail;
 }

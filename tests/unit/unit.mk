@@ -12,3 +12,17 @@ topology_SRCS := src/topology.c
 $(B)/tests/unit/%: tests/unit/test_%.c $$($$*_SRCS) $(wildcard tests/unit/*.h) $(wildcard include/mlb/*.h) $(wildcard src/*.h) $(wildcard src/ml/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN) -Isrc -o $@ $< $($*_SRCS) $($*_LDLIBS) -lm
+
+# unit/model-seq: the scheduler's mlb_model_run() (src/bpf/model.bpf.h) in the BPF program
+# tests/bpf/model_seq.bpf.c, built exactly as the scheduler is built, and its skeleton; the
+# test runs it through BPF_PROG_TEST_RUN.
+$(B)/tests/bpf/model_seq.bpf.o: tests/bpf/model_seq.bpf.c $(BPF_HDRS) $(B)/vmlinux.h
+	@mkdir -p $(dir $@)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(B)/tests/bpf/model_seq.skel.h: $(B)/tests/bpf/model_seq.bpf.o
+	$(BPFTOOL) gen skeleton $< name model_seq > $@.tmp && mv $@.tmp $@
+
+model-seq_SRCS := src/ml/model.c
+model-seq_LDLIBS := $(LDLIBS_BPF)
+$(B)/tests/unit/model-seq: $(model-seq_SRCS) $(B)/tests/bpf/model_seq.skel.h

@@ -58,5 +58,12 @@ for f in same_core same_llc same_node; do
 	note "$f takes: $vals"
 	[[ " $vals" == *" 0 "* && " $vals" == *" 1 "* ]] || fail "feature $f is constant ($vals) on SMT pairs"
 done
+# both actions are in the data, or a model could not learn what either one does
+acts=$(awk -F, '/^#/ || !NF { next } !c { for (i = 1; i <= NF; i++) if ($i == "decision") c = i; next }
+	{ n[$c]++ } END { printf "%d %d", n[1], n[0] }' $STATE/dataset.csv)
+read -r moves stays <<<"$acts"
+note "actions: $moves moves, $stays stays"
+[ $((moves * 20)) -ge "$rows" ] && [ $((stays * 20)) -ge "$rows" ] ||
+	fail "an action below 5% of the $rows rows: $moves moves, $stays stays"
 made_by_this_run # vm/train may use the dataset
 echo "collect: ok ($rows samples in ${el} s of load; decisions $made = $got received + $dropped dropped)"

@@ -4,7 +4,9 @@
 # infer mode with a trained model (vm/train's when it passed in this run of the suite, same
 # MLB_RUN_ID, else one trained here from a short collection):
 # the scheduler stays enabled through 30 s of stress (stress-ng cpu/fork/yield plus the mixed
-# load), the model makes decisions (by_model > 0, model_decisions in the summary), SIGINT -> 0.
+# load), SIGINT -> 0, and the model decides: each of its recorded decisions is what its
+# output implies, from the deployed generation, some unlike the heuristic's, with scores
+# bit-exact against user space (below).
 source "$MLB_ROOT/tests/vm/scenario-lib.sh"
 trap spin_stop EXIT
 STATE=/tmp/mlb-state
@@ -18,16 +20,18 @@ else
 	mlb_wait_enabled
 	mixed_load 25 collect
 	mlb_stop INT
-	"$MLB_ROOT/build/mlb-model" train -w auto -e 20 -o /tmp/model.mlb $STATE/dataset.csv >/dev/null ||
+	"$MLB_ROOT/build/mlb-model" train -e 20 -o /tmp/model.mlb $STATE/dataset.csv >/dev/null ||
 		fail "could not train a model"
 	model=/tmp/model.mlb
 	rm -rf $STATE
 fi
 cp "$model" /tmp/infer.mlb
 chmod 0644 /tmp/infer.mlb
-mlb_start --mode infer --model /tmp/infer.mlb --state-dir $STATE --stats 5
+# the costs and the wait bound pinned (the defaults today), for the check below
+costs=(--move-cost-core-us 10 --move-cost-llc-us 1000 --move-cost-cross-llc-us 5000 --move-cost-node-us 10000 --max-wait-ms 20)
+mlb_start --mode infer --model /tmp/infer.mlb --state-dir $STATE --stats 5 "${costs[@]}"
 mlb_wait_enabled
-grep -aq 'model /tmp/infer.mlb loaded' "$MLB_LOG" || fail "the model was not loaded"
+grep -aq 'model /tmp/infer.mlb loaded: generation 1' "$MLB_LOG" || fail "the model was not loaded"
 stress-ng --temp-path /tmp --timeout 30s --cpu 2 --fork 2 --yield 2 >"$MLB_OUT/stress-ng.log" 2>&1 &
 sp=$!
 mixed_load 30 infer
@@ -41,4 +45,38 @@ mlb_stop INT
 md=$(summary_field model_decisions)
 note "$(grep -a '^scx_mlb: summary:' "$MLB_LOG")"
 [ "${md:-0}" -gt 0 ] || fail "the model made no decision (model_decisions=$md, by_model=$by_model)"
-echo "infer: ok ($md model decisions)"
+
+# The model decides: every recorded decision of the model is what its output implies (move
+# exactly when the predicted saving, score ms in Q15.16, exceeds the cost at that level,
+# doubled for a cache-hot task; a task past the wait bound with an idle destination moves
+# whatever the decider said), its generation is the deployed one, some decisions differ from
+# the heuristic's, and every score recomputed in user space from the recorded features with
+# the same model file is bit-exact.
+data=$STATE/dataset.csv
+cp $data "$MLB_OUT/dataset.csv"
+"$MLB_ROOT/build/mlb-model" score /tmp/infer.mlb $data >"$MLB_OUT/scores.txt" ||
+	fail "mlb-model score failed"
+res=$(awk -F, -v scores="$MLB_OUT/scores.txt" '
+	/^#/ || !NF { next }
+	!hdr { for (i = 1; i <= NF; i++) c[$i] = i; hdr = 1; next }
+	{
+		if ((getline want <scores) <= 0) { print "FAIL too few scores"; exit }
+		gen = $c["model_gen"]; sc = $c["score"]
+		if (gen > 0) { scored++; if (sc != want) { print "FAIL row " $c["id"] ": score " sc " recomputed " want; exit } }
+		if ($c["decider"] != 1) next
+		model++
+		if (gen != 1) { print "FAIL row " $c["id"] ": model_gen " gen ", deployed 1"; exit }
+		cost = $c["same_core"] ? 10 : $c["same_llc"] ? 1000 : $c["same_node"] ? 5000 : int(10000 * $c["numa_dist"] / 10)
+		if ($c["task_cache_hot"]) cost *= 2
+		implied = sc * 1000 > cost * 65536
+		if ($c["dst_idle"] > 0 && $c["task_waited_us"] >= 20000) { bound++; implied = 1 }
+		if ($c["decision"] != implied) { print "FAIL row " $c["id"] ": decision " $c["decision"] ", score " sc " vs cost " cost " us implies " implied; exit }
+		moved += implied; differ += $c["decision"] != $c["heuristic"]
+	}
+	END { printf "model=%d scored=%d moved=%d differ=%d bound=%d\n", model, scored, moved, differ, bound }' $data)
+note "model rows: $res"
+[[ $res != FAIL* ]] || fail "${res#FAIL }"
+read -r model scored moved differ bound < <(echo "$res" | tr -c '0-9\n' ' ')
+[ "$model" -gt 0 ] || fail "no recorded decision of the model"
+[ "$differ" -gt 0 ] || fail "the model decided as the heuristic every time ($model decisions)"
+echo "infer: ok ($md model decisions; $model recorded, $differ unlike the heuristic, $scored scores bit-exact)"
