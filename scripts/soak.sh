@@ -9,7 +9,8 @@
 # (reattaches), detached (scheduler not enabled at a check), stalls and kernel warnings on the
 # console, records written, generations, rollbacks, ring-buffer and write drops, workload
 # failures, and for each sampled quantity its first, middle and last value and whether it
-# plateaus. build/soak/samples.tsv holds the samples, build/soak/report.md a table of them
+# plateaus. build/soak/samples.tsv holds the samples, build/soak/report.md a table of them,
+# every rollback and deploy verdict with the numbers it compared,
 # and the verdicts, build/soak/soak.png a plot (if gnuplot is installed).
 # Plateau: a quantity plateaus when its growth over the second half of the run is at most a
 # quarter of its growth over the first half, or at most 2% of its middle value (a filling
@@ -74,6 +75,8 @@ print(sum(int(m.get("bytes_memlock", 0)) for m in own) // 1024)' "$MLB_PID"
 	for k in records generations rollbacks rejected rb_drops write_dropped model_decisions fallback; do
 		echo "$k=$(summary_field $k)"
 	done
+	# every rollback and every retrain verdict, with the numbers it compared, for the report
+	grep -aE '^scx_mlb: (rollback|retrain: (generation|kept))' "$MLB_LOG" | sed 's/^scx_mlb: /soak_event: /'
 	echo "rss_kb_first=$rss0"
 	echo "rss_kb_last=$rss1"
 	echo "task_ctxs_first=$ctx0"
@@ -137,6 +140,12 @@ fi
 	echo "most 2% of the middle value):"
 	echo
 	sed 's/^/    /' "$out/verdicts.txt"
+	echo
+	echo "Rollbacks (the live model against the control share, the heuristic deciding"
+	echo "--control per mille of its decisions at the same time) and deploy-gate verdicts:"
+	echo
+	tr -d '\r' <"$out/console.log" | grep -a '^soak_event: ' | sed 's/^soak_event: /    /' ||
+		echo "    (none)"
 	[ -s "$out/soak.png" ] && printf '\n![rss_kb, task_ctxs, map_kb by minute](soak.png)\n'
 } >"$out/report.md"
 echo "soak: guest exit $rc; report: $out/report.md; console: $out/console.log" >&2

@@ -210,7 +210,7 @@ static void forget(struct mlb_collector *c, u32 i)
 
 static int valid_decision(const struct mlb_decision_rec *d)
 {
-	if (!d->id || d->decision > 1 || d->heuristic > 1 || d->decider > MLB_BY_EXPLORE ||
+	if (!d->id || d->decision > 1 || d->heuristic > 1 || d->decider > MLB_BY_CONTROL ||
 	    d->prop_ppm > MLB_PPM_ONE || d->kind != d->f.v[MLB_F_KIND])
 		return 0;
 	for (int i = 0; i < MLB_NR_FEATURES; i++)
@@ -458,6 +458,8 @@ int mlb_collect_outcome(struct mlb_collector *c, const struct mlb_outcome_rec *o
 	else
 		c->st.label0++;
 	c->st.by_decider[d.decider]++;
+	c->st.cost_us[d.decider] +=
+	    o->first_wait_ns / 1000 + (d.decision ? mlb_move_cost_us(&d.f, &c->o.heur) : 0);
 	if (c->fd >= 0)
 		write_sample(c, &d, o, label);
 	/* imitation: the heuristic's choice as a saving far beyond any usual move cost, so that

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include "mlb/intf.h"
 #include "mlb/options.h"
+#include "mlb/heuristic.h"
 #include "ml/data.h"
 
 /* The label rule's parameters (see collect.c). */
@@ -65,10 +66,11 @@ struct mlb_collect_opts {
 	int any_file;	  /* tests only: accept a non-regular or group/world-writable file
 			   * (/dev/full) and skip the lock */
 	struct mlb_label_params label;
+	struct mlb_heur_params heur; /* the move costs of the realized cost (stats) */
 };
 
 /* mlb_collect_defaults - no file, 65536 pending, the window of --window (MLB_DEF_WINDOW),
- * sync 1 s, outcome labels. */
+ * sync 1 s, outcome targets, no move costs (the realized cost is the wait alone). */
 void mlb_collect_defaults(struct mlb_collect_opts *o);
 
 /* Counters, cumulative since mlb_collector_new() except the two gauges at the end. */
@@ -84,7 +86,10 @@ struct mlb_collect_stats {
 	u64 samples;	    /* labelled samples emitted */
 	u64 label1;	    /* ... whose outcome label is 1 */
 	u64 label0;	    /* ... whose outcome label is 0 */
-	u64 by_decider[3];  /* ... per enum mlb_decider */
+	u64 by_decider[4];  /* ... per enum mlb_decider */
+	u64 cost_us[4];	    /* ... their realized cost per decider, summed: the wait before the
+			     * first run after the decision, plus the move's cost (o->heur's
+			     * mlb_move_cost_us()) for a move, us */
 	u64 written;	    /* samples appended to the file */
 	u64 write_errors;   /* failed write(2), ftruncate(2) or fdatasync(2) calls */
 	u64 write_dropped;  /* samples not in the file because of a write error */

@@ -111,9 +111,8 @@ void mlb_learn_defaults(struct mlb_learn_opts *o, const struct mlb_heur_params *
 	o->min_samples = MLB_DEF_MIN_SAMPLES;
 	o->holdout_pct = 20;
 	o->epochs = 15;
-	o->storm_factor = 4;
-	o->storm_min = 200;
-	o->wait_factor_pct = 150;
+	o->cost_factor_pct = 120;
+	o->min_compare = 30;
 	o->bad_intervals = 3;
 	o->heur = *heur;
 }
@@ -295,6 +294,8 @@ static int job_finish(struct mlb_learner *l, struct mlb_model_slots *s, char *ms
 	return ret;
 }
 
+static void compare_reset(struct mlb_learner *l);
+
 /* ---- the learner ----------------------------------------------------------------------- */
 
 void mlb_learner_init(struct mlb_learner *l, const struct mlb_learn_opts *o, const char *state_dir)
@@ -302,8 +303,6 @@ void mlb_learner_init(struct mlb_learner *l, const struct mlb_learn_opts *o, con
 	memset(l, 0, sizeof(*l));
 	l->o = *o;
 	l->state_dir = state_dir;
-	l->base_migr_s = -1.0;
-	l->base_wait_ns = -1.0;
 	l->live_acc = -1.0;
 	l->live_value = 0.0;
 }
@@ -361,7 +360,7 @@ int mlb_learner_adopt(struct mlb_learner *l, struct mlb_model_slots *s, const st
 	l->generations++;
 	free(l->live);
 	l->live = copy;
-	l->bad_run = 0;
+	compare_reset(l);
 	if (save && l->state_dir)
 		return save_current(l->state_dir, m, err, errsz);
 	return 0;
@@ -378,38 +377,53 @@ int mlb_learner_tick(struct mlb_learner *l, struct mlb_model_slots *s,
 	return 0;
 }
 
-int mlb_learner_observe(struct mlb_learner *l, struct mlb_model_slots *s, double migr_s,
-			double wait_ns, char *msg, size_t msgsz)
+/* Forget the comparison: a new model (or none) starts its own. */
+static void compare_reset(struct mlb_learner *l)
 {
-	bool storm, slow;
+	l->n_model = l->cost_model = l->n_ctrl = l->cost_ctrl = 0.0;
+	l->bad_run = 0;
+}
+
+int mlb_learner_observe(struct mlb_learner *l, struct mlb_model_slots *s,
+			const struct mlb_collect_stats *cs, char *msg, size_t msgsz)
+{
+	u64 dn[4], dc[4];
+	double mm, mc;
+	bool bad;
 
 	msg[0] = '\0';
+	for (int k = 0; k < 4; k++) {
+		/* the collector's counters only grow; a new collector starts from 0 again */
+		dn[k] = cs->by_decider[k] >= l->seen_n[k] ? cs->by_decider[k] - l->seen_n[k] : 0;
+		dc[k] = cs->cost_us[k] >= l->seen_cost[k] ? cs->cost_us[k] - l->seen_cost[k] : 0;
+		l->seen_n[k] = cs->by_decider[k];
+		l->seen_cost[k] = cs->cost_us[k];
+	}
 	if (!l->live) {
-		/* the heuristic's behaviour is the baseline a model must not be worse than */
-		l->base_migr_s = l->base_migr_s < 0 ? migr_s : 0.9 * l->base_migr_s + 0.1 * migr_s;
-		l->base_wait_ns =
-		    l->base_wait_ns < 0 ? wait_ns : 0.9 * l->base_wait_ns + 0.1 * wait_ns;
-		l->bad_run = 0;
+		compare_reset(l);
 		return 0;
 	}
-	if (l->base_migr_s < 0)
-		return 0; /* a model given at start: no baseline to judge it by */
-	storm = migr_s > l->o.storm_factor * l->base_migr_s && migr_s > l->o.storm_min;
-	/* waits must also grow by more than 100 us: tiny baselines make percentages noise */
-	slow = wait_ns > l->base_wait_ns * l->o.wait_factor_pct / 100.0 &&
-	       wait_ns > l->base_wait_ns + 100000.0;
-	l->bad_run = storm || slow ? l->bad_run + 1 : 0;
+	l->n_model = 0.9 * l->n_model + dn[MLB_BY_MODEL];
+	l->cost_model = 0.9 * l->cost_model + dc[MLB_BY_MODEL];
+	l->n_ctrl = 0.9 * l->n_ctrl + dn[MLB_BY_CONTROL];
+	l->cost_ctrl = 0.9 * l->cost_ctrl + dc[MLB_BY_CONTROL];
+	if (l->n_model < l->o.min_compare || l->n_ctrl < l->o.min_compare)
+		return 0; /* too few to tell: no judgement either way */
+	mm = l->cost_model / l->n_model;
+	mc = l->cost_ctrl / l->n_ctrl;
+	bad = mm > mc * l->o.cost_factor_pct / 100.0 && mm > mc + 100.0;
+	l->bad_run = bad ? l->bad_run + 1 : 0;
 	if (l->bad_run < l->o.bad_intervals)
 		return 0;
 	snprintf(msg, msgsz,
-		 "rollback: generation %u replaced by the heuristic after %u bad intervals "
-		 "(migrations %.0f/s vs %.0f/s, wait %.0f us vs %.0f us)",
-		 l->gen, l->bad_run, migr_s, l->base_migr_s, wait_ns / 1000,
-		 l->base_wait_ns / 1000);
+		 "rollback: generation %u replaced by the heuristic after %u bad checks: the "
+		 "model's decisions cost %.0f us each (%.0f recent), the control share's %.0f us "
+		 "(%.0f recent), limit %u%% and 100 us more",
+		 l->gen, l->bad_run, mm, l->n_model, mc, l->n_ctrl, l->o.cost_factor_pct);
 	mlb_undeploy(s);
 	free(l->live);
 	l->live = NULL;
 	l->rollbacks++;
-	l->bad_run = 0;
+	compare_reset(l);
 	return 1;
 }

@@ -14,6 +14,7 @@
 #include "mlb/options.h"
 #include "ml/data.h"
 #include "ml/model.h"
+#include "collect.h"
 
 /*
  * The BPF side's model slots (see "The deployed model" in src/bpf/scx_mlb.bpf.c): the models
@@ -58,16 +59,16 @@ struct mlb_learn_opts {
 	u32 min_samples;     /* no training below this many labelled samples in the window */
 	u32 holdout_pct;     /* most recent share of the window kept out of training */
 	u32 epochs;	     /* training epochs (early stopping may stop sooner) */
-	u32 storm_factor;    /* rollback: migrations/s above factor x the heuristic's ... */
-	u32 storm_min;	     /* ... and above this absolute rate, */
-	u32 wait_factor_pct; /* or mean wait above this % of the heuristic's, */
-	u32 bad_intervals;   /* for this many stats intervals in a row */
+	u32 cost_factor_pct; /* rollback: the model's realized cost per decision above this % of
+			      * the control share's (and 100 us more), */
+	u32 min_compare;     /* both sides with at least this many recent decisions, */
+	u32 bad_intervals;   /* at this many checks in a row */
 	struct mlb_heur_params heur; /* the heuristic being replaced, for comparisons */
 };
 
 /* mlb_learn_defaults - the defaults of --retrain-s, --retrain-samples and --min-samples
- * (MLB_DEF_<ID>), 20% hold-out, 15 epochs, 4x/200 migrations/s, 150% wait, 3 intervals;
- * @heur copied. */
+ * (MLB_DEF_<ID>), 20% hold-out, 15 epochs, rollback at 120% of the control's cost with 30
+ * decisions a side, 3 checks; @heur copied. */
 void mlb_learn_defaults(struct mlb_learn_opts *o, const struct mlb_heur_params *heur);
 
 /* The adaptive loop's state. */
@@ -81,12 +82,14 @@ struct mlb_learner {
 	u32 rejected;	   /* retrained models not deployed: not better on the hold-out */
 	double last_train; /* time of the last training, seconds */
 	u64 samples_at_train;
-	/* live monitoring */
-	double base_migr_s;  /* smoothed migrations/s while the heuristic decided (<0: none) */
-	double base_wait_ns; /* smoothed mean wait while the heuristic decided (<0: none) */
-	u32 bad_run;	     /* consecutive bad intervals under a model */
-	double live_acc;     /* sign accuracy of the live model on its last hold-out */
-	double live_value;   /* its estimated saving per decision there, us */
+	/* live monitoring: the model against the control share, recent decisions (decayed
+	 * by 0.9 a check) since the live model was deployed */
+	u64 seen_n[4], seen_cost[4]; /* the collector's totals at the last check */
+	double n_model, cost_model;  /* decayed count and realized cost, us, of the model's */
+	double n_ctrl, cost_ctrl;    /* ... and of the control share's decisions */
+	u32 bad_run;		     /* consecutive bad checks under a model */
+	double live_acc;	     /* sign accuracy of the live model on its last hold-out */
+	double live_value;	     /* its estimated saving per decision there, us */
 };
 
 /* mlb_learner_init - empty state with options @o; models are saved in @state_dir. */
@@ -128,14 +131,18 @@ int mlb_learner_tick(struct mlb_learner *l, struct mlb_model_slots *s,
 		     size_t msgsz);
 
 /*
- * mlb_learner_observe - one stats interval of live behaviour: @migr_s CPU migrations per
- * second and @wait_ns mean run-queue wait. Learns the heuristic's baseline while no model is
- * live; with a model live, @bad_intervals intervals in a row of a migration storm or of
- * waits above the baseline roll back to the heuristic. Returns 1 on a rollback (reason in
- * @msg), else 0.
+ * mlb_learner_observe - one check (about a second) of the live model against the heuristic
+ * under the same load at the same time: @cs, the collector's counters, hold the decisions
+ * of each decider and their realized cost (wait before the first run, plus the move's cost).
+ * The decisions of the model (MLB_BY_MODEL) and of the control share (MLB_BY_CONTROL, the
+ * heuristic deciding while the model is live) that arrived since the last check are added
+ * to decayed sums. With a model live and at least min_compare of each, a check is bad when
+ * the model's mean cost is above cost_factor_pct of the control's and 100 us more;
+ * bad_intervals bad checks in a row roll back to the heuristic. Returns 1 on a rollback
+ * (the line, with the numbers compared, in @msg), else 0.
  */
-int mlb_learner_observe(struct mlb_learner *l, struct mlb_model_slots *s, double migr_s,
-			double wait_ns, char *msg, size_t msgsz);
+int mlb_learner_observe(struct mlb_learner *l, struct mlb_model_slots *s,
+			const struct mlb_collect_stats *cs, char *msg, size_t msgsz);
 
 /*
  * mlb_policy_value_us - the direct-method estimate of what a policy saves per decision, in

@@ -331,6 +331,7 @@ static int configure(struct scx_mlb *skel, const struct mlb_topo *t)
 						    : MLB_MODE_INFER;
 	/* --explore is per mille, the BPF side counts per million */
 	ro->explore_ppm = OPT(MODE) == MLB_DMODE_HEURISTIC ? 0 : OPT(EXPLORE) * 1000;
+	ro->control_ppm = OPT(CONTROL) * 1000;
 	ro->horizon_ns = OPT(HORIZON_MS) * 1000000;
 	ro->bounce_ns = OPT(BOUNCE_MS) * 1000000;
 	ro->max_recent_migr = OPT(MAX_RECENT_MIGR);
@@ -392,19 +393,6 @@ static u64 mono_ns(void)
 	return (u64)t.tv_sec * 1000000000ULL + t.tv_nsec;
 }
 
-/* Mean run-queue wait over the domains, weighted by their CPUs, in ns. */
-static double mean_wait_ns(const struct mlb_dom_stat *doms, u32 nr_doms)
-{
-	double sum = 0;
-	u32 cpus = 0;
-
-	for (u32 d = 0; d < nr_doms; d++) {
-		sum += (double)doms[d].avg_wait_ns * doms[d].nr_cpus;
-		cpus += doms[d].nr_cpus;
-	}
-	return cpus ? sum / cpus : 0;
-}
-
 /* The learning part of the stats line (empty in heuristic mode). */
 static void learn_stats(const struct loop *lp, const struct mlb_stats_snap *cur, u32 gen_seen,
 			char *buf, size_t sz)
@@ -429,7 +417,7 @@ static void learn_stats(const struct loop *lp, const struct mlb_stats_snap *cur,
 }
 
 /* Once a second in the learning modes (lp->coll set): file, expiry, retraining, live checks. */
-static void learn_tick(struct loop *lp, double t, double migr_s, double wait_ns)
+static void learn_tick(struct loop *lp, double t)
 {
 	char msg[512];
 	int e;
@@ -448,7 +436,8 @@ static void learn_tick(struct loop *lp, double t, double migr_s, double wait_ns)
 			 mlb_collector_stats(lp->coll)->samples, t, msg, sizeof(msg));
 	if (msg[0])
 		printf("scx_mlb: %s\n", msg);
-	if (mlb_learner_observe(&lp->learner, &lp->slots, migr_s, wait_ns, msg, sizeof(msg)))
+	if (mlb_learner_observe(&lp->learner, &lp->slots, mlb_collector_stats(lp->coll), msg,
+				sizeof(msg)))
 		printf("scx_mlb: %s\n", msg);
 }
 
@@ -460,7 +449,7 @@ static void learn_tick(struct loop *lp, double t, double migr_s, double wait_ns)
 static int run_once(struct loop *lp, bool *restart)
 {
 	static struct mlb_topo topo;
-	struct mlb_stats_snap prev = {}, cur = {}, tick = {};
+	struct mlb_stats_snap prev = {}, cur = {};
 	static struct mlb_work wk;
 	struct scx_mlb *skel = NULL;
 	struct bpf_link *link = NULL;
@@ -575,19 +564,7 @@ static int run_once(struct loop *lp, bool *restart)
 		if (OPT(DURATION) && t - lp->t_start >= OPT(DURATION))
 			exiting = 1;
 		if (lp->coll && t >= next_tick) {
-			struct mlb_stats_snap s1 = {.t = t - t0};
-
-			if (!mlb_stats_read(stats_fd, libbpf_num_possible_cpus(), &s1)) {
-				double dt = s1.t - tick.t;
-				double migr = dt > 0 && tick.t > 0 ? (s1.cnt[MLB_STAT_CPU_MIGR] -
-								      tick.cnt[MLB_STAT_CPU_MIGR]) /
-									 dt
-								   : 0;
-
-				learn_tick(lp, t - lp->t_start, migr,
-					   mean_wait_ns(skel->bss->dom_stats, topo.nr_doms));
-				tick = s1;
-			}
+			learn_tick(lp, t - lp->t_start);
 			next_tick += 1;
 		}
 		if (OPT(STATS) && t >= next_stats) {
@@ -674,6 +651,7 @@ static int loop_setup(struct loop *lp)
 	co.window = OPT(WINDOW);
 	co.imitation = OPT(LABEL) == MLB_LABEL_IMITATION;
 	co.label.bounce_ns = OPT(BOUNCE_MS) * 1000000;
+	co.heur = env.learn.heur;
 	lp->coll = mlb_collector_new(&co, err, sizeof(err));
 	if (!lp->coll) {
 		fprintf(stderr, "scx_mlb: %s\n", err);

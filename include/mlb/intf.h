@@ -133,6 +133,8 @@ enum mlb_decider {
 	MLB_BY_HEURISTIC = 0,
 	MLB_BY_MODEL = 1,
 	MLB_BY_EXPLORE = 2,
+	MLB_BY_CONTROL = 3, /* a model was live and scored it, but the heuristic decided: the
+			     * control share (--control), to compare the two live */
 };
 
 struct mlb_features {
@@ -165,9 +167,10 @@ struct mlb_decision_rec {
 	u8 kind;       /* enum mlb_kind */
 	u16 src_cpu;   /* where the task was (running, queued, or last ran) */
 	u16 dst_cpu;   /* where the move would take it */
-	u32 prop_ppm;  /* probability, per million, with which this decision was taken: the
-			* policy's answer 1e6 - explore, an explored one explore (--explore),
-			* a forced one (the wait bound) 1e6 */
+	u32 prop_ppm;  /* probability, per million, with which this action was taken: of the
+			* policy's choice (the model's, or the heuristic's for the control share,
+			* --control) and of exploration (--explore); 1e6 when forced (the
+			* wait bound) */
 	struct mlb_features f;
 };
 
@@ -231,6 +234,7 @@ struct mlb_outcome_rec {
 	X(BY_HEURISTIC, "by_heur", "decisions made by the heuristic")                              \
 	X(BY_MODEL, "by_model", "decisions made by the model")                                     \
 	X(BY_EXPLORE, "by_explore", "decisions taken against the policy (exploration)")            \
+	X(BY_CONTROL, "by_control", "decisions of the control share: the heuristic, a model live") \
 	X(MODEL_FAIL, "model_fail", "model runs that failed or raced a swap: heuristic used")      \
 	X(DROP_DECISION, "drop_dec", "decision records lost: ring buffer full")                    \
 	X(DROP_OUTCOME, "drop_out", "outcome records lost: ring buffer full")                      \

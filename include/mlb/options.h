@@ -45,7 +45,7 @@
 
 /* The values of --label: enum mlb_label_kind. */
 #define MLB_LABEL_CHOICES(X)                                                                       \
-	X(OUTCOME, "outcome", "what the move saved or would have saved, measured (saving_us)")      \
+	X(OUTCOME, "outcome", "what the move saved or would have saved, measured (saving_us)")     \
 	X(IMITATION, "imitation", "what the heuristic chose, as a saving of +-100 ms")
 
 enum mlb_daemon_mode {
@@ -97,7 +97,8 @@ enum mlb_label_kind {
 	  "The kernel aborts the scheduler when a runnable task waits this long")                  \
 	X(PARTIAL, 'p', "partial", NULL, FLAG, 0, 1, 0,                                            \
 	  "Schedule only tasks whose policy is SCHED_EXT")                                         \
-	X(STATS, 'S', "stats", "SECONDS", NUM, 0, 3600, 0, "Stats line period in seconds (0: none, the default)") \
+	X(STATS, 'S', "stats", "SECONDS", NUM, 0, 3600, 0,                                         \
+	  "Stats line period in seconds (0: none, the default)")                                   \
 	X(DURATION, 0, "duration", "SEC", NUM, 0, 100000000, 0,                                    \
 	  "Detach and exit after SEC seconds, 0: never")                                           \
 	X(MODE, 'm', "mode", "MODE", CHOICE, 0, MLB_NR_DMODES - 1, MLB_DMODE_HEURISTIC,            \
@@ -110,6 +111,8 @@ enum mlb_label_kind {
 	  "Accept a model file that is group- or world-writable")                                  \
 	X(EXPLORE, 0, "explore", "PERMILLE", NUM, 0, 200, 20,                                      \
 	  "Decisions taken against the policy when recording, per mille")                          \
+	X(CONTROL, 0, "control", "PERMILLE", NUM, 0, 500, 50,                                      \
+	  "With a model live, decisions left to the heuristic to compare them, per mille")         \
 	X(HORIZON_MS, 0, "horizon-ms", "MS", NUM, 1, 10000, 50,                                    \
 	  "How long a decision's outcome is observed")                                             \
 	X(BOUNCE_MS, 0, "bounce-ms", "MS", NUM, 1, 10000, 50,                                      \
@@ -131,7 +134,8 @@ enum mlb_label_kind {
 	X(VERBOSE, 'v', "verbose", NULL, FLAG, 0, 1, 0,                                            \
 	  "Print libbpf's debug messages and verifier statistics")                                 \
 	X(HELP, 'h', "help", NULL, FLAG, 0, 1, 0, "Show this help and exit")                       \
-	X(VERSION, 'V', "version", NULL, FLAG, 0, 1, 0, "Print the version, git revision and ops name, and exit")
+	X(VERSION, 'V', "version", NULL, FLAG, 0, 1, 0,                                            \
+	  "Print the version, git revision and ops name, and exit")
 
 /* Options for the tests alone: not in --help, the README or the man page. */
 #define MLB_OPT_HIDDEN(id) ((id) == MLB_OPT_SYSFS)

@@ -70,6 +70,7 @@ const volatile u64 wake_preempt_ns = MLB_DEF_WAKE_PREEMPT_US * 1000ULL; /* 0: ne
 /* The learning loop (see THE LEARNING LOOP in scx_mlb.bpf.c). */
 const volatile u32 mode = MLB_MODE_HEURISTIC; /* enum mlb_mode: --mode heuristic */
 const volatile u32 explore_ppm = 0; /* decisions against the policy, per 10^6: none in heuristic */
+const volatile u32 control_ppm = 0; /* with a model, decisions left to the heuristic, per 10^6 */
 const volatile u64 horizon_ns = MLB_DEF_HORIZON_MS * 1000000ULL; /* a decision's observation */
 const volatile u64 bounce_ns = MLB_DEF_BOUNCE_MS * 1000000ULL; /* a move back within it: a bounce */
 
@@ -77,7 +78,7 @@ const volatile u64 bounce_ns = MLB_DEF_BOUNCE_MS * 1000000ULL; /* a move back wi
 struct mlb_dom_stat dom_stats[MLB_MAX_DOMS];
 struct mlb_exit_info exit_info;
 char exit_dump[MLB_EXIT_DUMP_LEN]; /* the kernel's debug dump at an error exit, or "" */
-s64 nr_tasks;	  /* tasks currently scheduled by scx_mlb */
+s64 nr_tasks;			   /* tasks currently scheduled by scx_mlb */
 s64 nr_task_ctxs; /* task contexts allocated (init_task) and not yet freed (exit_task) */
 /*
  * Bit d: domain d has tasks queued on its CPUs (nr_queued > 0), so that an idle pull visits

@@ -150,50 +150,65 @@ static __noinline void fill_features(struct mlb_features *f, struct task_struct 
 }
 
 MLB_ASSERT(MLB_STAT_BY_MODEL == MLB_STAT_BY_HEURISTIC + MLB_BY_MODEL &&
-	       MLB_STAT_BY_EXPLORE == MLB_STAT_BY_HEURISTIC + MLB_BY_EXPLORE,
+	       MLB_STAT_BY_EXPLORE == MLB_STAT_BY_HEURISTIC + MLB_BY_EXPLORE &&
+	       MLB_STAT_BY_CONTROL == MLB_STAT_BY_HEURISTIC + MLB_BY_CONTROL,
 	   "decider counters follow enum mlb_decider");
 
 /*
  * mlb_decide_rec - the decision on the filled record @r about @tctx's task: the heuristic's
- * answer is in r->heuristic; in infer mode the deployed model decides when it can; outside
+ * answer is in r->heuristic; in infer mode the deployed model decides when it can, except
+ * for the control share (control_ppm), left to the heuristic; outside
  * heuristic mode a few decisions explore; a task past the wait bound with an idle
  * destination always moves. Outside heuristic mode the decision is recorded and its outcome
- * observed. Fills r->decision, decider, score, model_gen, id. Returns 1 to migrate, else 0.
+ * observed. Fills r->decision, decider, score, model_gen, prop_ppm (the probability of the
+ * action taken), id. Returns 1 to migrate, else 0.
  * A global function: verified once, however many callers and candidate loops there are.
  */
 __noinline int mlb_decide_rec(struct mlb_decision_rec *r, struct task_ctx *tctx)
 {
 	struct mlb_score sc;
-	bool go;
+	u32 p_go; /* the probability, per million, that the policy said move */
+	bool go, model_go;
 
 	if (!r || !tctx)
 		return 0;
 	go = r->heuristic;
+	p_go = go ? MLB_PPM_ONE : 0;
 	r->decider = MLB_BY_HEURISTIC;
 	r->score = 0;
 	r->model_gen = 0;
 	if (mode == MLB_MODE_INFER) {
 		if (!mlb_model_run(&r->f, &sc)) {
-			go = mlb_saving_decide(sc.score, &r->f, &heur_params);
-			r->decider = MLB_BY_MODEL;
+			model_go = mlb_saving_decide(sc.score, &r->f, &heur_params);
 			r->score = sc.score;
 			r->model_gen = sc.gen;
 			/* a shared line: written by one decision per swap, not by all */
 			if (model_gen_seen != sc.gen)
 				model_gen_seen = sc.gen;
+			/* the control share: the heuristic decides, to compare the two live */
+			p_go = (model_go ? MLB_PPM_ONE - control_ppm : 0) +
+			       (r->heuristic ? control_ppm : 0);
+			if (control_ppm && bpf_get_prandom_u32() % MLB_PPM_ONE < control_ppm) {
+				r->decider = MLB_BY_CONTROL;
+			} else {
+				go = model_go;
+				r->decider = MLB_BY_MODEL;
+			}
 		} else if (READ_ONCE_U32(model_gen)) {
 			stat_inc(MLB_STAT_MODEL_FAIL);
 		}
 	}
-	r->prop_ppm = MLB_PPM_ONE;
 	if (mode != MLB_MODE_HEURISTIC && explore_ppm) {
-		r->prop_ppm = MLB_PPM_ONE - explore_ppm;
+		/* P(move) = (1 - explore) P(the policy said move) + explore P(it said stay) */
+		p_go = ((u64)p_go * (MLB_PPM_ONE - explore_ppm) +
+			(u64)(MLB_PPM_ONE - p_go) * explore_ppm) /
+		       MLB_PPM_ONE;
 		if (bpf_get_prandom_u32() % MLB_PPM_ONE < explore_ppm) {
 			go = !go;
 			r->decider = MLB_BY_EXPLORE;
-			r->prop_ppm = explore_ppm;
 		}
 	}
+	r->prop_ppm = go ? p_go : MLB_PPM_ONE - p_go;
 	/* work conservation, whoever decided: see mlb_wait_bound_hit() */
 	if (!go && r->f.v[MLB_F_DST_IDLE] &&
 	    (u64)r->f.v[MLB_F_TASK_WAITED_US] * 1000 >= max_wait_ns) {

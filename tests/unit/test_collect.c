@@ -39,6 +39,7 @@ struct want {
 enum { T_SAVING, T_IMITATION, T_LABEL };
 
 static struct want wants[4096];
+static u64 cost_by[4]; /* realized cost of the samples fed, per decider, us */
 static size_t n_wants;
 
 static const char *tmp_path(const char *name)
@@ -105,6 +106,15 @@ static int feed_outcome(struct mlb_collector *c, const struct mlb_decision_rec *
 		memcpy(wants[n_wants].x, d->f.v, sizeof(d->f.v));
 		wants[n_wants].label = (u8)label;
 		wants[n_wants].imitation = d->heuristic;
+		/* the realized cost: the wait, plus the move's cost at its level (open_coll's) */
+		cost_by[d->decider] +=
+		    o.first_wait_ns / 1000 + (!d->decision		? 0
+					      : d->f.v[MLB_F_SAME_CORE] ? 10
+					      : d->f.v[MLB_F_SAME_LLC]	? 1000
+					      : d->f.v[MLB_F_SAME_NODE]
+						  ? 5000
+						  : 10000 * (u64)d->f.v[MLB_F_NUMA_DIST] / 10) *
+						 (d->f.v[MLB_F_TASK_CACHE_HOT] ? 2 : 1);
 		/* the definition: est_other - first_wait for a move, the reverse for a stay */
 		wants[n_wants].saving = (d->decision ? 1 : -1) * ((s32)(o.est_other_ns / 1000) -
 								  (s32)(o.first_wait_ns / 1000));
@@ -282,6 +292,10 @@ static struct mlb_collector *open_coll(const char *path, u32 max_pending, u32 wi
 	o.max_pending = max_pending;
 	o.window = window;
 	o.imitation = imitation;
+	o.heur.move_cost_core_us = 10;
+	o.heur.move_cost_llc_us = 1000;
+	o.heur.move_cost_xllc_us = 5000;
+	o.heur.move_cost_node_us = 10000;
 	c = mlb_collector_new(&o, err, sizeof(err));
 	if (!c)
 		fprintf(stderr, "mlb_collector_new: %s\n", err);
@@ -303,7 +317,10 @@ static void test_invalid(void)
 	d = mkdec(1, 1, 2, 1);
 	CHECK(mlb_collect_decision(c, &d) == -EINVAL);
 	d = mkdec(1, 1, 1, 1);
-	d.decider = 3;
+	d.decider = MLB_BY_CONTROL + 1;
+	CHECK(mlb_collect_decision(c, &d) == -EINVAL);
+	d = mkdec(1, 1, 1, 1);
+	d.prop_ppm = MLB_PPM_ONE + 1;
 	CHECK(mlb_collect_decision(c, &d) == -EINVAL);
 	d = mkdec(1, 1, 1, 1);
 	d.kind = 3;
@@ -314,7 +331,7 @@ static void test_invalid(void)
 	d = mkdec(1, 1, 1, 1);
 	d.f.v[MLB_F_NUMA_DIST] = 9;
 	CHECK(mlb_collect_decision(c, &d) == -EINVAL);
-	CHECK(mlb_collector_stats(c)->invalid == 6);
+	CHECK(mlb_collector_stats(c)->invalid == 7);
 	CHECK(mlb_collector_stats(c)->decisions == 0 && mlb_collector_stats(c)->pending == 0);
 	CHECK(mlb_collector_window(c)->n == 0);
 	CHECK(mlb_collector_io_error(c) == 0);
@@ -339,6 +356,8 @@ static void test_join(void)
 	struct mlb_decision_rec d[64], dup;
 	const struct mlb_collect_stats *s;
 	u64 label1 = 0, label0 = 0, unlabelled = 0, by[3] = {};
+
+	memset(cost_by, 0, sizeof(cost_by));
 	struct mlb_collector *c;
 	long long ids[64], v[64];
 	size_t w0 = n_wants;
@@ -415,6 +434,9 @@ static void test_join(void)
 	CHECK(s->samples == n_wants - w0 && s->samples == label1 + label0);
 	CHECK(s->label1 == label1 && s->label0 == label0);
 	CHECK(s->by_decider[0] == by[0] && s->by_decider[1] == by[1] && s->by_decider[2] == by[2]);
+	for (int k = 0; k < 4; k++)
+		CHECK(s->cost_us[k] == cost_by[k]);
+	CHECK(cost_by[1] && cost_by[2]); /* decider 0 rows are the unlabelled ones here */
 	CHECK(s->written == s->samples && s->write_dropped == 0 && s->write_errors == 0);
 	CHECK(s->pending == 0 && s->window_n == s->samples);
 	CHECK(same_rows(mlb_collector_window(c), w0, n_wants, T_SAVING));

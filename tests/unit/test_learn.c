@@ -4,9 +4,10 @@
  * host kernel (the BPF side's `models` map, two slots of struct mlb_nn_model):
  *  - mlb_deploy() writes the slot not in use, publishes it with the generation, and leaves
  *    the sequence number even (no swap under way); mlb_undeploy() sets generation 0;
- *  - mlb_learner_observe(): the heuristic's baseline is learned while no model is live; with
- *    a model, a migration storm or longer waits roll back only after bad_intervals intervals
- *    in a row, and one good interval resets the count;
+ *  - mlb_learner_observe(): with a model live, its decisions' realized cost above 120% of the
+ *    control share's (and 100 us more) rolls back after bad_intervals checks in a row, with
+ *    the numbers in the line; a good check resets the count; nothing is judged with too few
+ *    control decisions or without a model;
  *  - mlb_policy_accuracy() of the heuristic and of a model against hand-made labels;
  *  - the deploy gate, mlb_learner_consider(): a candidate whose estimated saving per decision
  *    (mlb_policy_value_us()) is below the heuristic's or the live model's is rejected
@@ -54,6 +55,20 @@ static void weight_model(struct mlb_model *m)
 	snprintf(m->meta.label, MLB_MODEL_NAME_LEN, "label");
 }
 
+/* One learner check after a second of decisions: @nm of the model's costing @cm us each and
+ * @nc of the control share's costing @cc us each, added to the collector counters @cs. */
+static int check_once(struct mlb_learner *l, struct mlb_model_slots *s,
+		      struct mlb_collect_stats *cs, u64 nm, u64 cm, u64 nc, u64 cc, char *msg)
+{
+	cs->by_decider[MLB_BY_MODEL] += nm;
+	cs->cost_us[MLB_BY_MODEL] += nm * cm;
+	cs->by_decider[MLB_BY_CONTROL] += nc;
+	cs->cost_us[MLB_BY_CONTROL] += nc * cc;
+	cs->by_decider[MLB_BY_HEURISTIC] += 7; /* the others are not compared */
+	cs->cost_us[MLB_BY_HEURISTIC] += 7 * 99999;
+	return mlb_learner_observe(l, s, cs, msg, 512);
+}
+
 int main(void)
 {
 	static struct mlb_model m, got;
@@ -64,6 +79,7 @@ int main(void)
 	struct mlb_model_slots s = {.seq = &seq, .slot = &slot, .gen = &gen};
 	struct mlb_learn_opts o;
 	struct mlb_learner l;
+	struct mlb_collect_stats cs = {};
 	char err[256], msg[512], dir[] = "/tmp/mlb-learn-XXXXXX", path[300];
 	s32 x[4][MLB_NR_FEATURES] = {};
 	u8 y[4] = {1, 0, 0, 1};
@@ -103,41 +119,50 @@ int main(void)
 	CHECK(mlb_policy_accuracy(&m, &hp, &x[0][0], y, 4) == 1.0);
 	CHECK(mlb_policy_accuracy(NULL, &hp, &x[0][0], y, 4) == 0.5);
 
-	/* rollback: baseline 100 migrations/s and 1 ms waits, then a model */
+	/*
+	 * Rollback: the live model against the control share, under the same load at the same
+	 * time. Each check feeds the decisions of one second: @nm of the model's costing @cm us
+	 * each, @nc of the control share's costing @cc us each.
+	 */
 	mlb_learn_defaults(&o, &hp);
+	/* no model live: nothing is judged, whatever the numbers */
 	mlb_learner_init(&l, &o, NULL);
-	for (int i = 0; i < 20; i++)
-		CHECK(mlb_learner_observe(&l, &s, 100, 1e6, msg, sizeof(msg)) == 0);
-	CHECK(l.base_migr_s > 99 && l.base_migr_s < 101);
+	for (int i = 0; i < 5; i++)
+		CHECK(check_once(&l, &s, &cs, 100, 5000, 40, 500, msg) == 0);
+	CHECK(l.rollbacks == 0 && l.n_model == 0.0);
+	/* a model costing twice the control: back to the heuristic at the third check */
 	CHECK(mlb_learner_adopt(&l, &s, &m, false, err, sizeof(err)) == 0);
 	CHECK(l.live && gen == 1 && l.generations == 1);
-	/* two storm intervals, a good one, two more: no rollback */
-	CHECK(mlb_learner_observe(&l, &s, 900, 1e6, msg, sizeof(msg)) == 0);
-	CHECK(mlb_learner_observe(&l, &s, 900, 1e6, msg, sizeof(msg)) == 0);
-	CHECK(mlb_learner_observe(&l, &s, 120, 1e6, msg, sizeof(msg)) == 0);
-	CHECK(mlb_learner_observe(&l, &s, 900, 1e6, msg, sizeof(msg)) == 0);
-	CHECK(mlb_learner_observe(&l, &s, 900, 1e6, msg, sizeof(msg)) == 0);
-	CHECK(l.live && gen == 1);
-	/* a third in a row: back to the heuristic */
-	CHECK(mlb_learner_observe(&l, &s, 900, 1e6, msg, sizeof(msg)) == 1);
-	CHECK(!l.live && gen == 0 && l.rollbacks == 1 && strstr(msg, "rollback"));
-	/* waits: 3 intervals at 3x the baseline also roll back; 1.2x does not */
-	CHECK(mlb_learner_adopt(&l, &s, &m, false, err, sizeof(err)) == 0);
-	CHECK(gen == 2);
-	for (int i = 0; i < 5; i++)
-		CHECK(mlb_learner_observe(&l, &s, 100, 1.2e6, msg, sizeof(msg)) == 0);
-	CHECK(mlb_learner_observe(&l, &s, 100, 3e6, msg, sizeof(msg)) == 0);
-	CHECK(mlb_learner_observe(&l, &s, 100, 3e6, msg, sizeof(msg)) == 0);
-	CHECK(mlb_learner_observe(&l, &s, 100, 3e6, msg, sizeof(msg)) == 1);
-	CHECK(l.rollbacks == 2 && gen == 0);
-	/* a storm below storm_min (200/s) is no storm: tiny baselines are noise */
+	CHECK(check_once(&l, &s, &cs, 100, 1000, 40, 500, msg) == 0 && l.bad_run == 1);
+	CHECK(check_once(&l, &s, &cs, 100, 1000, 40, 500, msg) == 0 && l.bad_run == 2);
+	CHECK(check_once(&l, &s, &cs, 100, 1000, 40, 500, msg) == 1);
+	CHECK(!l.live && gen == 0 && l.rollbacks == 1 && strstr(msg, "rollback: generation 1"));
+	CHECK(strstr(msg, "cost 1000 us each") && strstr(msg, "control share's 500 us"));
+	/* one good check in between resets the count */
+	CHECK(mlb_learner_adopt(&l, &s, &m, false, err, sizeof(err)) == 0 && gen == 2);
+	CHECK(check_once(&l, &s, &cs, 100, 1000, 40, 500, msg) == 0);
+	CHECK(check_once(&l, &s, &cs, 100, 1000, 40, 500, msg) == 0 && l.bad_run == 2);
+	CHECK(check_once(&l, &s, &cs, 2000, 0, 40, 500, msg) == 0 && l.bad_run == 0);
+	CHECK(l.live && gen == 2);
 	mlb_learner_free(&l);
+	/* within the limits: 116% of the control's cost; 150% but only 50 us more */
+	for (int k = 0; k < 2; k++) {
+		memset(&cs, 0, sizeof(cs)); /* a new learner goes with a new collector */
+		mlb_learner_init(&l, &o, NULL);
+		CHECK(mlb_learner_adopt(&l, &s, &m, false, err, sizeof(err)) == 0);
+		for (int i = 0; i < 8; i++)
+			CHECK(check_once(&l, &s, &cs, 100, k ? 150 : 580, 40, k ? 100 : 500, msg) ==
+			      0);
+		CHECK(l.live && l.rollbacks == 0 && l.bad_run == 0);
+		mlb_learner_free(&l);
+	}
+	/* too few control decisions to tell (2 a second: 20 recent at most): no judgement */
+	memset(&cs, 0, sizeof(cs));
 	mlb_learner_init(&l, &o, NULL);
-	CHECK(mlb_learner_observe(&l, &s, 10, 1e6, msg, sizeof(msg)) == 0);
 	CHECK(mlb_learner_adopt(&l, &s, &m, false, err, sizeof(err)) == 0);
-	for (int i = 0; i < 6; i++)
-		CHECK(mlb_learner_observe(&l, &s, 150, 1e6, msg, sizeof(msg)) == 0);
-	CHECK(l.live != NULL);
+	for (int i = 0; i < 10; i++)
+		CHECK(check_once(&l, &s, &cs, 100, 5000, 2, 500, msg) == 0);
+	CHECK(l.live && l.rollbacks == 0 && l.n_ctrl < o.min_compare);
 	mlb_learner_free(&l);
 
 	/*

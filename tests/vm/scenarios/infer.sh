@@ -28,7 +28,8 @@ fi
 cp "$model" /tmp/infer.mlb
 chmod 0644 /tmp/infer.mlb
 # the costs and the wait bound pinned (the defaults today), for the check below
-costs=(--move-cost-core-us 10 --move-cost-llc-us 1000 --move-cost-cross-llc-us 5000 --move-cost-node-us 10000 --max-wait-ms 20)
+costs=(--move-cost-core-us 10 --move-cost-llc-us 1000 --move-cost-cross-llc-us 5000 --move-cost-node-us 10000 --max-wait-ms 20
+	--explore 20 --control 50)
 mlb_start --mode infer --model /tmp/infer.mlb --state-dir $STATE --stats 5 "${costs[@]}"
 mlb_wait_enabled
 grep -aq 'model /tmp/infer.mlb loaded: generation 1' "$MLB_LOG" || fail "the model was not loaded"
@@ -51,7 +52,8 @@ note "$(grep -a '^scx_mlb: summary:' "$MLB_LOG")"
 # doubled for a cache-hot task; a task past the wait bound with an idle destination moves
 # whatever the decider said), its generation is the deployed one, some decisions differ from
 # the heuristic's, and every score recomputed in user space from the recorded features with
-# the same model file is bit-exact.
+# the same model file is bit-exact. The control share (decider 3) is the heuristic's choice,
+# about 5% of them, and every row's prop_ppm is the probability of its action.
 data=$STATE/dataset.csv
 cp $data "$MLB_OUT/dataset.csv"
 "$MLB_ROOT/build/mlb-model" score /tmp/infer.mlb $data >"$MLB_OUT/scores.txt" ||
@@ -61,22 +63,36 @@ res=$(awk -F, -v scores="$MLB_OUT/scores.txt" '
 	!hdr { for (i = 1; i <= NF; i++) c[$i] = i; hdr = 1; next }
 	{
 		if ((getline want <scores) <= 0) { print "FAIL too few scores"; exit }
-		gen = $c["model_gen"]; sc = $c["score"]
+		gen = $c["model_gen"]; sc = $c["score"]; dec = $c["decision"]; h = $c["heuristic"]
 		if (gen > 0) { scored++; if (sc != want) { print "FAIL row " $c["id"] ": score " sc " recomputed " want; exit } }
-		if ($c["decider"] != 1) next
-		model++
-		if (gen != 1) { print "FAIL row " $c["id"] ": model_gen " gen ", deployed 1"; exit }
 		cost = $c["same_core"] ? 10 : $c["same_llc"] ? 1000 : $c["same_node"] ? 5000 : int(10000 * $c["numa_dist"] / 10)
 		if ($c["task_cache_hot"]) cost *= 2
 		implied = sc * 1000 > cost * 65536
-		if ($c["dst_idle"] > 0 && $c["task_waited_us"] >= 20000) { bound++; implied = 1 }
-		if ($c["decision"] != implied) { print "FAIL row " $c["id"] ": decision " $c["decision"] ", score " sc " vs cost " cost " us implies " implied; exit }
-		moved += implied; differ += $c["decision"] != $c["heuristic"]
+		forced = $c["dst_idle"] > 0 && $c["task_waited_us"] >= 20000
+		# the probability of the action taken: the policy (the model, 5% left to the
+		# heuristic), then 2% exploration; a move forced by the wait bound is certain
+		p = gen > 0 ? (implied ? 950000 : 0) + (h ? 50000 : 0) : (h ? 1000000 : 0)
+		p = int((p * 980000 + (1000000 - p) * 20000) / 1000000)
+		p = dec ? p : 1000000 - p
+		if ($c["prop_ppm"] != p && !(forced && $c["prop_ppm"] == 1000000)) { print "FAIL row " $c["id"] ": prop_ppm " $c["prop_ppm"] ", expected " p; exit }
+		if ($c["decider"] == 3) {
+			control++
+			if (gen != 1 || (dec != h && !forced)) { print "FAIL row " $c["id"] ": control share: model_gen " gen ", decision " dec ", heuristic " h; exit }
+		}
+		if ($c["decider"] != 1) next
+		model++
+		if (gen != 1) { print "FAIL row " $c["id"] ": model_gen " gen ", deployed 1"; exit }
+		if (forced) { bound++; implied = 1 }
+		if (dec != implied) { print "FAIL row " $c["id"] ": decision " dec ", score " sc " vs cost " cost " us implies " implied; exit }
+		moved += implied; differ += dec != h
 	}
-	END { printf "model=%d scored=%d moved=%d differ=%d bound=%d\n", model, scored, moved, differ, bound }' $data)
+	END { printf "model=%d scored=%d moved=%d differ=%d bound=%d control=%d\n", model, scored, moved, differ, bound, control }' $data)
 note "model rows: $res"
 [[ $res != FAIL* ]] || fail "${res#FAIL }"
-read -r model scored moved differ bound < <(echo "$res" | tr -c '0-9\n' ' ')
+read -r model scored moved differ bound control < <(echo "$res" | tr -c '0-9\n' ' ')
 [ "$model" -gt 0 ] || fail "no recorded decision of the model"
 [ "$differ" -gt 0 ] || fail "the model decided as the heuristic every time ($model decisions)"
+# the control share, 50 per mille of the model's decisions, within [2%, 10%]
+[ $((control * 50)) -ge $((model + control)) ] && [ $((control * 10)) -le $((model + control)) ] ||
+	fail "control share $control of $((model + control)) decisions, expected about 5%"
 echo "infer: ok ($md model decisions; $model recorded, $differ unlike the heuristic, $scored scores bit-exact)"
