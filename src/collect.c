@@ -59,8 +59,8 @@
  */
 #define EXTRA_COLS                                                                                 \
 	"decision,decider,heuristic,score,model_gen,wait_us,first_wait_us,est_other_us,"           \
-	"runs,moved_back,exited,imbal_before,imbal_after,imitation,label,saving_us,prop_ppm"
-#define N_EXTRA	     17
+	"runs,moved_back,exited,imbal_before,imbal_after,imitation,label,prop_ppm"
+#define N_EXTRA	     16
 #define FIELD_MAX    21 /* "-9223372036854775808" or a u64, and its comma */
 #define LINE_MAX_LEN ((1 + MLB_NR_FEATURES + N_EXTRA) * FIELD_MAX + 1)
 #define HDR_MAX	     (MLB_CSV_HEADER_MAX + sizeof(EXTRA_COLS) + 2)
@@ -113,18 +113,6 @@ int mlb_label_outcome(const struct mlb_decision_rec *d, const struct mlb_outcome
 int mlb_label_imitation(const struct mlb_decision_rec *d)
 {
 	return d->heuristic;
-}
-
-s32 mlb_target_saving(const struct mlb_decision_rec *d, const struct mlb_outcome_rec *o)
-{
-	s64 got = (s64)(o->first_wait_ns / 1000), other = (s64)(o->est_other_ns / 1000), t;
-
-	if (o->first_wait_ns > (u64)MLB_SAVING_MAX_US * 1000)
-		got = MLB_SAVING_MAX_US;
-	if (o->est_other_ns > (u64)MLB_SAVING_MAX_US * 1000)
-		other = MLB_SAVING_MAX_US;
-	t = d->decision ? other - got : got - other;
-	return (s32)t; /* |t| <= MLB_SAVING_MAX_US: both terms are in [0, it] */
 }
 
 void mlb_collect_defaults(struct mlb_collect_opts *o)
@@ -371,7 +359,6 @@ static char *format_line(char *p, const struct mlb_decision_rec *d, const struct
 	    o->imbal_after,
 	    mlb_label_imitation(d),
 	    label,
-	    mlb_target_saving(d, o),
 	    d->prop_ppm,
 	};
 
@@ -415,7 +402,7 @@ static void write_sample(struct mlb_collector *c, const struct mlb_decision_rec 
 
 /* ---- samples ---- */
 
-static void window_push(struct mlb_collector *c, const s32 *x, s32 t)
+static void window_push(struct mlb_collector *c, const s32 *x, s32 t, int a, u32 p)
 {
 	struct mlb_dataset *w = &c->win;
 	size_t keep = c->o.window;
@@ -426,9 +413,11 @@ static void window_push(struct mlb_collector *c, const s32 *x, s32 t)
 		memmove(w->x, w->x + keep * MLB_NR_FEATURES, keep * MLB_NR_FEATURES * sizeof(s32));
 		memmove(w->y, w->y + keep, keep);
 		memmove(w->t, w->t + keep, keep * sizeof(s32));
+		memmove(w->a, w->a + keep, keep);
+		memmove(w->p, w->p + keep, keep * sizeof(u32));
 		w->n = keep;
 	}
-	if (mlb_dataset_push(w, x, t))
+	if (mlb_dataset_push_act(w, x, t, a, p))
 		c->st.window_dropped++;
 	c->st.window_n = w->n < keep ? w->n : keep;
 }
@@ -436,6 +425,7 @@ static void window_push(struct mlb_collector *c, const s32 *x, s32 t)
 int mlb_collect_outcome(struct mlb_collector *c, const struct mlb_outcome_rec *o)
 {
 	struct mlb_decision_rec d;
+	u64 fw;
 	u32 i;
 	int label;
 
@@ -462,11 +452,13 @@ int mlb_collect_outcome(struct mlb_collector *c, const struct mlb_outcome_rec *o
 	    o->first_wait_ns / 1000 + (d.decision ? mlb_move_cost_us(&d.f, &c->o.heur) : 0);
 	if (c->fd >= 0)
 		write_sample(c, &d, o, label);
-	/* imitation: the heuristic's choice as a saving far beyond any usual move cost, so that
-	 * a model of it moves where the heuristic would under the same decision rule */
-	window_push(c, d.f.v,
-		    c->o.imitation ? (d.heuristic ? MLB_SAVING_MAX_US : -MLB_SAVING_MAX_US)
-				   : mlb_target_saving(&d, o));
+	/* the wait the action got, from the decision to the next run; imitation: the heuristic's
+	 * action waits 0, the other MLB_WAIT_MAX_US (exploration shows the other one) */
+	fw =
+	    o->first_wait_ns / 1000 < MLB_WAIT_READ_US ? o->first_wait_ns / 1000 : MLB_WAIT_READ_US;
+	if (c->o.imitation)
+		fw = d.decision == d.heuristic ? 0 : MLB_WAIT_MAX_US;
+	window_push(c, d.f.v, (s32)fw, d.decision, d.prop_ppm ? d.prop_ppm : 1);
 	return 0;
 }
 
@@ -506,6 +498,8 @@ const struct mlb_dataset *mlb_collector_window(struct mlb_collector *c)
 	c->view.x = c->win.x ? c->win.x + start * MLB_NR_FEATURES : NULL;
 	c->view.y = c->win.y ? c->win.y + start : NULL;
 	c->view.t = c->win.t ? c->win.t + start : NULL;
+	c->view.a = c->win.a ? c->win.a + start : NULL;
+	c->view.p = c->win.p ? c->win.p + start : NULL;
 	c->view.n = c->view.cap = c->win.n - start;
 	return &c->view;
 }

@@ -44,25 +44,13 @@ int mlb_label_outcome(const struct mlb_decision_rec *d, const struct mlb_outcome
 /* mlb_label_imitation - the imitation label of @d: the heuristic's choice, 0 or 1. */
 int mlb_label_imitation(const struct mlb_decision_rec *d);
 
-/*
- * mlb_target_saving - the learned target of decision @d observed as @o, in microseconds:
- * what moving saved (or would have saved) over staying. One side is measured, the other is
- * the estimate at decision time of the choice not taken (o->est_other_ns):
- *   migrate: est_other - first_wait   (the source's expected wait minus the wait it got)
- *   stay:    first_wait - est_other   (the wait it got minus the destination's expected one)
- * first_wait is the wait before the task's first run after the decision: the wait the
- * decision chose. Each term is clipped to MLB_SAVING_MAX_US, so |result| <= it. Meaningful
- * only when o->runs > 0 (mlb_label_outcome() >= 0). Pure, integer only.
- */
-s32 mlb_target_saving(const struct mlb_decision_rec *d, const struct mlb_outcome_rec *o);
-
 /* Collector options; mlb_collect_defaults() fills them, then change what you need. */
 struct mlb_collect_opts {
 	const char *path; /* dataset CSV file, appended to; NULL: no file (default) */
 	u32 max_pending;  /* decisions waiting for their outcome, 1..2^24; default 65536 */
 	u32 window;	  /* samples kept in memory, 0 (none)..2^24; default --window's */
 	u32 sync_ms;	  /* fdatasync the file at most this often; default 1000 */
-	int imitation;	  /* window targets imitate the heuristic, not the outcome's saving */
+	int imitation;	  /* window targets imitate the heuristic, not the measured wait */
 	int any_file;	  /* tests only: accept a non-regular or group/world-writable file
 			   * (/dev/full) and skip the lock */
 	struct mlb_label_params label;
@@ -166,8 +154,9 @@ const struct mlb_collect_stats *mlb_collector_stats(struct mlb_collector *c);
 
 /*
  * mlb_collector_window - the last o->window samples, oldest first, as a read-only dataset
- * (x rows in feature order; t the saving targets of mlb_target_saving() with y = t > 0, or
- * with o->imitation the heuristic's choice as t = +-MLB_SAVING_MAX_US),
+ * (x rows in feature order; t the wait from the decision to the next run, us, at most
+ * MLB_WAIT_READ_US; a the action taken, p its probability; with o->imitation t is 0 when the
+ * action was the heuristic's choice, else MLB_WAIT_MAX_US),
  * ready for mlb_train_model(). Valid until the next mlb_collect_outcome() or
  * mlb_collector_free() on @c; do not push to it or free it.
  */

@@ -139,25 +139,43 @@ double mlb_policy_accuracy(const struct mlb_model *m, const struct mlb_heur_para
 	return n ? (double)right / n : 1.0;
 }
 
-double mlb_policy_value_us(const struct mlb_model *m, const struct mlb_heur_params *hp,
-			   const s32 *x, const s32 *t, size_t n)
+/* Whether policy @m (NULL: the heuristic) moves the task of @f; the wait bound moves for both,
+ * as in the seam. */
+static bool policy_moves(const struct mlb_model *m, const struct mlb_heur_params *hp,
+			 const struct mlb_features *f)
+{
+	bool go =
+	    m ? mlb_saving_decide(mlb_model_score(m, f->v), f, hp) : mlb_heuristic_decide(f, hp);
+
+	return go || mlb_wait_bound_hit(f, hp);
+}
+
+double mlb_policy_cost_us(const struct mlb_model *m, const struct mlb_heur_params *hp,
+			  const struct mlb_model *q, const struct mlb_dataset *d)
 {
 	double sum = 0.0;
 
-	for (size_t k = 0; k < n; k++) {
+	for (size_t k = 0; k < d->n; k++) {
+		struct mlb_nn_scratch s;
 		struct mlb_features f;
-		bool go;
+		double cost, qa[2] = {}, r;
+		int pi, a = d->a[k];
 
-		memcpy(f.v, x + k * MLB_NR_FEATURES, sizeof(f.v));
-		if (m)
-			go = mlb_saving_decide(mlb_model_score(m, f.v), &f, hp);
-		else
-			go = mlb_heuristic_decide(&f, hp);
-		go = go || mlb_wait_bound_hit(&f, hp); /* the seam applies it to every decider */
-		if (go)
-			sum += (double)t[k] - (double)mlb_move_cost_us(&f, hp);
+		memcpy(f.v, d->x + k * MLB_NR_FEATURES, sizeof(f.v));
+		cost = (double)mlb_move_cost_us(&f, hp);
+		pi = policy_moves(m, hp, &f);
+		if (q) { /* the reward model: its waits, in us, plus the cost of a move */
+			if (mlb_nn_forward(&q->nn, f.v, MLB_NR_FEATURES, &s))
+				abort(); /* a valid model always runs */
+			for (int b = 0; b < 2; b++)
+				qa[b] = mlb_nn_output(&s, b) * 1000.0 / MLB_NN_ONE + b * cost;
+		}
+		r = (d->t[k] < MLB_WAIT_MAX_US ? d->t[k] : MLB_WAIT_MAX_US) + a * cost;
+		sum += qa[pi];
+		if (pi == a) /* the logged action is the policy's: correct the model by it */
+			sum += (r - qa[a]) * MLB_PPM_ONE / (d->p[k] ? d->p[k] : 1);
 	}
-	return n ? sum / n : 0.0;
+	return d->n ? sum / d->n : 0.0;
 }
 
 int mlb_learner_consider(struct mlb_learner *l, struct mlb_model_slots *s,
@@ -165,31 +183,34 @@ int mlb_learner_consider(struct mlb_learner *l, struct mlb_model_slots *s,
 			 size_t msgsz)
 {
 	const char *was = l->live ? "the live model" : "the heuristic";
-	double v_new, v_cur, a_new, a_cur;
+	double c_new, c_cur;
 	char err[256];
 
-	v_new = mlb_policy_value_us(cand, &l->o.heur, hold->x, hold->t, hold->n);
-	v_cur = mlb_policy_value_us(l->live, &l->o.heur, hold->x, hold->t, hold->n);
-	a_new = mlb_policy_accuracy(cand, NULL, hold->x, hold->y, hold->n);
-	a_cur = mlb_policy_accuracy(l->live, &l->o.heur, hold->x, hold->y, hold->n);
-	if (v_new + 1e-9 < v_cur) {
+	if (cand->nn.n_out != 2) {
+		snprintf(msg, msgsz, "retrain: no model: %u outputs, the wait model has 2",
+			 cand->nn.n_out);
+		return -EINVAL;
+	}
+	/* one reward model for both, the candidate's: the comparison is of the policies */
+	c_new = mlb_policy_cost_us(cand, &l->o.heur, cand, hold);
+	c_cur = mlb_policy_cost_us(l->live, &l->o.heur, cand, hold);
+	if (c_new > c_cur + 1e-9) {
 		l->rejected++;
 		snprintf(msg, msgsz,
-			 "retrain: kept %s: candidate saves %.1f us/decision < %.1f us on %zu "
-			 "recent samples (sign accuracy %.4f vs %.4f)",
-			 was, v_new, v_cur, hold->n, a_new, a_cur);
+			 "retrain: kept %s: candidate costs %.1f us/decision > %.1f us on %zu "
+			 "recent decisions (doubly robust estimate)",
+			 was, c_new, c_cur, hold->n);
 		return 0;
 	}
 	if (mlb_learner_adopt(l, s, cand, true, err, sizeof(err))) {
 		snprintf(msg, msgsz, "retrain: deploy failed: %s", err);
 		return -EIO;
 	}
-	l->live_acc = a_new;
-	l->live_value = v_new;
+	l->live_cost = c_new;
 	snprintf(msg, msgsz,
-		 "retrain: generation %u deployed: saves %.1f us/decision vs %.1f us for %s on "
-		 "%zu recent samples (sign accuracy %.4f vs %.4f)",
-		 l->gen, v_new, v_cur, was, hold->n, a_new, a_cur);
+		 "retrain: generation %u deployed: costs %.1f us/decision vs %.1f us for %s on "
+		 "%zu recent decisions (doubly robust estimate)",
+		 l->gen, c_new, c_cur, was, hold->n);
 	return 1;
 }
 
@@ -224,7 +245,8 @@ static void *train_main(void *arg)
 static int copy_rows(struct mlb_dataset *dst, const struct mlb_dataset *src, size_t from, size_t n)
 {
 	for (size_t k = from; k < from + n; k++)
-		if (mlb_dataset_push(dst, src->x + k * MLB_NR_FEATURES, src->t[k]))
+		if (mlb_dataset_push_act(dst, src->x + k * MLB_NR_FEATURES, src->t[k], src->a[k],
+					 src->p[k]))
 			return -ENOMEM;
 	return 0;
 }
@@ -252,12 +274,11 @@ static void job_start(struct mlb_learner *l, const struct mlb_dataset *win, u64 
 	l->last_train = now;
 	l->samples_at_train = nr_samples;
 	for (size_t k = 0; k < nt; k++)
-		pos += win->y[k];
+		pos += win->a[k];
 	if (pos < 10 || nt - pos < 10) {
 		snprintf(msg, msgsz,
-			 "retrain: skipped, %zu moves that saved and %zu that did not (10 of each "
-			 "needed)",
-			 pos, nt - pos);
+			 "retrain: skipped, %zu moves and %zu stays (10 of each needed)", pos,
+			 nt - pos);
 		return;
 	}
 	job = calloc(1, sizeof(*job));
@@ -303,8 +324,7 @@ void mlb_learner_init(struct mlb_learner *l, const struct mlb_learn_opts *o, con
 	memset(l, 0, sizeof(*l));
 	l->o = *o;
 	l->state_dir = state_dir;
-	l->live_acc = -1.0;
-	l->live_value = 0.0;
+	l->live_cost = 0.0;
 }
 
 void mlb_learner_free(struct mlb_learner *l)

@@ -88,8 +88,7 @@ struct mlb_learner {
 	double n_model, cost_model;  /* decayed count and realized cost, us, of the model's */
 	double n_ctrl, cost_ctrl;    /* ... and of the control share's decisions */
 	u32 bad_run;		     /* consecutive bad checks under a model */
-	double live_acc;	     /* sign accuracy of the live model on its last hold-out */
-	double live_value;	     /* its estimated saving per decision there, us */
+	double live_cost;	     /* its estimated cost per decision there, us */
 };
 
 /* mlb_learner_init - empty state with options @o; models are saved in @state_dir. */
@@ -107,12 +106,13 @@ int mlb_learner_adopt(struct mlb_learner *l, struct mlb_model_slots *s, const st
 		      bool save, char *err, size_t errsz);
 
 /*
- * mlb_learner_consider - the deploy gate: deploy the candidate @cand (valid, predicting
- * MLB_TARGET_SAVING) when its estimated saving per decision on the held-out samples @hold
- * (mlb_policy_value_us()) is at least that of the live model, or without one, of the
- * heuristic; else count it in l->rejected and change nothing. Writes a one-line account
- * with both estimates (and the sign accuracies, reported) to @msg.
- * Returns 1 deployed, 0 rejected, -EIO when the deployment failed (reason in @msg).
+ * mlb_learner_consider - the deploy gate: deploy the candidate @cand (valid, the two-output
+ * wait model) when its estimated cost per decision on the held-out decisions @hold
+ * (mlb_policy_cost_us(), with @cand as the reward model) is at most that of the live model,
+ * or without one, of the heuristic; else count it in l->rejected and change nothing. Writes a
+ * one-line account with both estimates to @msg.
+ * Returns 1 deployed, 0 rejected, -EINVAL (not a wait model) or -EIO (the deployment failed),
+ * the reason in @msg.
  */
 int mlb_learner_consider(struct mlb_learner *l, struct mlb_model_slots *s,
 			 const struct mlb_model *cand, const struct mlb_dataset *hold, char *msg,
@@ -145,15 +145,19 @@ int mlb_learner_observe(struct mlb_learner *l, struct mlb_model_slots *s,
 			const struct mlb_collect_stats *cs, char *msg, size_t msgsz);
 
 /*
- * mlb_policy_value_us - the direct-method estimate of what a policy saves per decision, in
- * microseconds, on the @n rows @x (MLB_NR_FEATURES each) with measured saving targets @t
- * (mlb_target_saving()): the mean over the rows of (t - the move's cost) where the policy
- * moves, 0 where it stays. The policy is the model @m when not NULL (mlb_saving_decide() on
- * its score), else the heuristic @hp; the wait bound moves for both, as in the seam.
- * Higher is better; 0.0 for n == 0.
+ * mlb_policy_cost_us - the doubly robust off-policy estimate of what a policy costs per
+ * decision, in microseconds, on the logged decisions @d (features x, wait t from the decision
+ * to the next run, action a taken with probability p): the policy is the model @m when not
+ * NULL (mlb_saving_decide() on its score), else the heuristic @hp, the wait bound moving for
+ * both as in the seam. With q(x, b) = the reward model @q's wait for action b (output b, us)
+ * plus the move's cost for a move (0 for all when @q is NULL: plain inverse propensity
+ * scoring), and r = min(t, MLB_WAIT_MAX_US) + a * cost, it is the mean over the rows of
+ *     q(x, pi(x)) + [pi(x) == a] * (r - q(x, a)) / p
+ * Unbiased when the logged probabilities are right, whatever @q; @q only lowers the
+ * variance. Lower is better; 0.0 for an empty @d.
  */
-double mlb_policy_value_us(const struct mlb_model *m, const struct mlb_heur_params *hp,
-			   const s32 *x, const s32 *t, size_t n);
+double mlb_policy_cost_us(const struct mlb_model *m, const struct mlb_heur_params *hp,
+			  const struct mlb_model *q, const struct mlb_dataset *d);
 
 /*
  * mlb_policy_accuracy - share of the @n rows of @x (MLB_NR_FEATURES each) whose label @y the

@@ -406,14 +406,13 @@ static void learn_stats(const struct loop *lp, const struct mlb_stats_snap *cur,
 	cs = mlb_collector_stats(lp->coll);
 	snprintf(buf, sz,
 		 " gen=%u live_gen=%u"
-		 " samples=%llu pending=%llu rb_drops=%llu write_dropped=%llu live_acc=%.3f"
-		 " live_saving_us=%.1f",
+		 " samples=%llu pending=%llu rb_drops=%llu write_dropped=%llu"
+		 " live_cost_us=%.1f",
 		 lp->learner.live ? lp->learner.gen : 0, gen_seen, (unsigned long long)cs->samples,
 		 (unsigned long long)cs->pending,
 		 (unsigned long long)(c[MLB_STAT_DROP_DECISION] + c[MLB_STAT_DROP_OUTCOME]),
 		 (unsigned long long)cs->write_dropped,
-		 lp->learner.live ? lp->learner.live_acc : -1.0,
-		 lp->learner.live ? lp->learner.live_value : 0.0);
+		 lp->learner.live ? lp->learner.live_cost : 0.0);
 }
 
 /* Once a second in the learning modes (lp->coll set): file, expiry, retraining, live checks. */
@@ -674,11 +673,12 @@ static int loop_setup(struct loop *lp)
 		free(m);
 		return 0;
 	}
-	if (strcmp(m->meta.label, MLB_TARGET_SAVING)) {
+	if (strcmp(m->meta.label, MLB_TARGET_WAIT) || m->nn.n_out != 2) {
 		fprintf(stderr,
-			"scx_mlb: model refused, the heuristic decides: %s: it learned '%s', "
-			"scx_mlb deploys models of '%s' (mlb-model train --label=%s)\n",
-			model, m->meta.label, MLB_TARGET_SAVING, MLB_TARGET_SAVING);
+			"scx_mlb: model refused, the heuristic decides: %s: it learned '%s' with "
+			"%u output(s), scx_mlb deploys the wait model of '%s', 2 outputs "
+			"(mlb-model train --label=%s)\n",
+			model, m->meta.label, m->nn.n_out, MLB_TARGET_WAIT, MLB_TARGET_WAIT);
 		free(m);
 		return 0;
 	}

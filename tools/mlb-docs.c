@@ -74,8 +74,7 @@ static const char *const tail_keys[][2] = {
     {"samples / pending", "labelled samples written / decisions waiting for their outcome"},
     {"rb_drops / write_dropped",
      "records lost to full ring buffers / samples lost to write errors"},
-    {"live_acc", "the live model's sign accuracy on its hold-out (-1: none)"},
-    {"live_saving_us", "the live model's estimated saving per decision there, us (0: none)"},
+    {"live_cost_us", "the live model's estimated cost per decision there, us (0: none)"},
 };
 
 /* The table's long names and short options are unique, or one line on stderr and 0. */

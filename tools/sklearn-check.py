@@ -43,7 +43,8 @@ def main():
 
     run(tool, "synth", "--seed=7", str(rows), f"{work}/all.csv")
     data = pd.read_csv(f"{work}/all.csv", comment="#")
-    feats = [c for c in data.columns if c not in ("id", "label", "saving_us")]
+    feats = [c for c in data.columns
+             if c not in ("id", "label", "first_wait_us", "decision", "prop_ppm")]
     # rows for training, rows for the held-out score: [rows] -> [0.8 rows], [0.2 rows]
     order = np.random.default_rng(1).permutation(len(data))
     cut = int(0.8 * len(data))

@@ -34,11 +34,19 @@
 
 #include "intf.h"
 
-/* The learned target: a move's saving in microseconds (the dataset column), predicted by
- * the model in milliseconds with MLB_SAVING_FRAC fraction bits (its Q15.16 score). */
-#define MLB_TARGET_SAVING "saving_us"
-#define MLB_SAVING_FRAC	  16
-#define MLB_SAVING_MAX_US 100000 /* targets are clipped to +-100 ms */
+/*
+ * What the model learns: the wait of a task from a decision to its next run, in
+ * microseconds (the dataset column first_wait_us), for each action: a network with two
+ * outputs, the predicted wait if it stays and if it moves, in ms (Q15.16), each trained on
+ * the decisions that took its action (the column decision). Its score, output 0 - output 1
+ * (mlb_nn_saving()), is the move's predicted saving in ms with MLB_SAVING_FRAC fraction bits.
+ */
+#define MLB_TARGET_WAIT	 "first_wait_us"
+#define MLB_ACTION_COL	 "decision"
+#define MLB_PROP_COL	 "prop_ppm"
+#define MLB_SAVING_FRAC	 16
+#define MLB_WAIT_MAX_US	 100000	  /* waits are clipped to 100 ms for training */
+#define MLB_WAIT_READ_US 10000000 /* the reader's bound of the column */
 
 struct mlb_heur_params {
 	u32 imbal_pct;	     /* within a node, percent of the mean per-CPU load */
@@ -100,8 +108,9 @@ static inline bool mlb_wait_bound_hit(const struct mlb_features *f,
 
 /*
  * mlb_saving_decide - the learned policy's decision: true to migrate when the model's
- * @score, its predicted saving of the move in milliseconds (Q15.16, the model's output for
- * the target "saving_us"), exceeds the cost of the move of @f at its topology level, the
+ * @score, its predicted saving of the move in milliseconds (Q15.16: the predicted wait if
+ * the task stays minus the one if it moves), exceeds the cost of the move of @f at its
+ * topology level, the
  * same cost the heuristic charges (mlb_move_cost_us()). Integer only: score * 1000 and
  * cost * 2^16 are both microseconds in Q.16, and |score| < 2^31, cost < 2^33 keep them
  * far from s64 overflow.

@@ -192,7 +192,8 @@ struct mlb_outcome_rec {
 	u64 id;
 	u64 observed_ns;   /* decision to end of observation */
 	u64 wait_ns;	   /* total wait over the runs observed */
-	u64 first_wait_ns; /* wait before the first run after the decision */
+	u64 first_wait_ns; /* from the decision to the task's first run after it (at most
+			    * that run's wait): the wait the decision chose */
 	u64 est_other_ns;
 	u32 runs;  /* runs started during the observation */
 	u32 flags; /* MLB_OUT_* */

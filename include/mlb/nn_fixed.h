@@ -524,6 +524,26 @@ static __always_inline s32 mlb_nn_score(const struct mlb_nn_scratch *s)
 	return (s32)s->row[MLB_NN_OUT_ROW][0];
 }
 
+/*
+ * mlb_nn_saving - the score of the last mlb_nn_forward() on @s for a model with @n_out
+ * outputs: for the wait model (two outputs: the task's predicted wait if it stays, and if it
+ * moves, ms in Q15.16) their difference, output 0 - output 1, the predicted saving of the
+ * move, saturated to s32; for a one-output model, output 0.
+ */
+static __always_inline s32 mlb_nn_saving(const struct mlb_nn_scratch *s, u32 n_out)
+{
+	s64 d = s->row[MLB_NN_OUT_ROW][0];
+
+	if (n_out < 2)
+		return (s32)d;
+	d -= s->row[MLB_NN_OUT_ROW][1];
+	if (d > 0x7fffffff)
+		d = 0x7fffffff;
+	if (d < -0x7fffffff)
+		d = -0x7fffffff;
+	return (s32)d;
+}
+
 /* mlb_nn_migrate - the decision of a migrate score: migrate when the logit is positive. */
 static __always_inline int mlb_nn_migrate(s32 score)
 {

@@ -45,8 +45,8 @@
 
 /* The values of --label: enum mlb_label_kind. */
 #define MLB_LABEL_CHOICES(X)                                                                       \
-	X(OUTCOME, "outcome", "what the move saved or would have saved, measured (saving_us)")     \
-	X(IMITATION, "imitation", "what the heuristic chose, as a saving of +-100 ms")
+	X(OUTCOME, "outcome", "the wait each action got, measured (first_wait_us)")                \
+	X(IMITATION, "imitation", "what the heuristic chose: its action waits 0, the other 100 ms")
 
 enum mlb_daemon_mode {
 #define MLB_X_CH(e, name, doc) MLB_DMODE_##e,
@@ -118,8 +118,8 @@ enum mlb_label_kind {
 	X(BOUNCE_MS, 0, "bounce-ms", "MS", NUM, 1, 10000, 50,                                      \
 	  "A migrated task back at its source within MS is a bad move")                            \
 	X(LABEL, 0, "label", "KIND", CHOICE, 0, MLB_NR_LABELS - 1, MLB_LABEL_OUTCOME,              \
-	  "Train on outcomes, what each move saved (saving_us), or on imitation targets, the "     \
-	  "heuristic's choices as savings of +-100 ms")                                            \
+	  "Train on outcomes, the wait each action got (first_wait_us), or on imitation "          \
+	  "targets, the heuristic's choices")                                                      \
 	X(RETRAIN_S, 0, "retrain-s", "SEC", NUM, 1, 86400, 20,                                     \
 	  "Adaptive: retrain every SEC seconds, or sooner after --retrain-samples")                \
 	X(RETRAIN_SAMPLES, 0, "retrain-samples", "N", NUM, 1, 10000000, 2000,                      \

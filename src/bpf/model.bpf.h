@@ -81,7 +81,7 @@ __noinline int mlb_model_run(const struct mlb_features *f, struct mlb_score *out
 	asm volatile("" ::: "memory"); /* read the sequence again only after the model */
 	if (READ_ONCE_U64(model_seq) != seq)
 		return -1;
-	out->score = mlb_nn_score(s);
+	out->score = mlb_nn_saving(s, m->n_out);
 	out->gen = gen;
 	return 0;
 }

@@ -80,8 +80,10 @@ static void probe_run(struct task_ctx *tctx, struct cpu_ctx *c, struct dom_ctx *
 		return;
 	tctx->pr_wait += wait;
 	tctx->pr_runs++;
+	/* the wait the decision chose: from the decision, not from when the task became
+	 * runnable (a queued task pulled had waited before anyone decided) */
 	if (tctx->pr_first == ~0ULL)
-		tctx->pr_first = wait;
+		tctx->pr_first = now - tctx->pr_at < wait ? now - tctx->pr_at : wait;
 	if (now - tctx->pr_at >= horizon_ns)
 		probe_end(tctx, now, 0);
 }

@@ -13,12 +13,13 @@
 
 #define CSV_MAX_COLS 256
 
-int mlb_dataset_push(struct mlb_dataset *ds, const s32 *x, s32 t)
+int mlb_dataset_push_act(struct mlb_dataset *ds, const s32 *x, s32 t, int a, u32 p_ppm)
 {
 	if (ds->n == ds->cap) {
 		size_t cap = ds->cap ? 2 * ds->cap : 1024;
 		s32 *nx = realloc(ds->x, cap * sizeof(s32) * MLB_NR_FEATURES), *nt;
-		u8 *ny;
+		u8 *ny, *na;
+		u32 *np;
 
 		if (!nx)
 			return -ENOMEM;
@@ -31,12 +32,27 @@ int mlb_dataset_push(struct mlb_dataset *ds, const s32 *x, s32 t)
 		if (!nt)
 			return -ENOMEM;
 		ds->t = nt;
+		na = realloc(ds->a, cap);
+		if (!na)
+			return -ENOMEM;
+		ds->a = na;
+		np = realloc(ds->p, cap * sizeof(u32));
+		if (!np)
+			return -ENOMEM;
+		ds->p = np;
 		ds->cap = cap;
 	}
 	memcpy(ds->x + ds->n * MLB_NR_FEATURES, x, sizeof(s32) * MLB_NR_FEATURES);
 	ds->t[ds->n] = t;
+	ds->a[ds->n] = !!a;
+	ds->p[ds->n] = p_ppm;
 	ds->y[ds->n++] = t > 0;
 	return 0;
+}
+
+int mlb_dataset_push(struct mlb_dataset *ds, const s32 *x, s32 t)
+{
+	return mlb_dataset_push_act(ds, x, t, 0, MLB_PPM_ONE);
 }
 
 void mlb_dataset_free(struct mlb_dataset *ds)
@@ -44,6 +60,8 @@ void mlb_dataset_free(struct mlb_dataset *ds)
 	free(ds->x);
 	free(ds->y);
 	free(ds->t);
+	free(ds->a);
+	free(ds->p);
 	memset(ds, 0, sizeof(*ds));
 }
 
@@ -92,7 +110,9 @@ long mlb_csv_read(const char *path, const char *label, struct mlb_dataset *ds, c
 	char *line = NULL, *f[CSV_MAX_COLS];
 	long lineno = 0, ret = 0;
 	s32 x[MLB_NR_FEATURES], t;
-	bool saving = !strcmp(label, MLB_TARGET_SAVING);
+	bool wait = !strcmp(label, MLB_TARGET_WAIT);
+	int act_col = -1, prop_col = -1;
+	long long act = 0, prop = MLB_PPM_ONE;
 	ssize_t len;
 	FILE *fp;
 
@@ -131,6 +151,10 @@ long mlb_csv_read(const char *path, const char *label, struct mlb_dataset *ds, c
 					}
 					col[i] = c;
 				}
+				if (!strcmp(f[c], MLB_ACTION_COL))
+					act_col = c;
+				if (!strcmp(f[c], MLB_PROP_COL))
+					prop_col = c;
 				if (!strcmp(f[c], label)) {
 					if (label_col >= 0) {
 						set_err(err, errsz, "%s:%ld: column '%s' twice",
@@ -150,6 +174,11 @@ long mlb_csv_read(const char *path, const char *label, struct mlb_dataset *ds, c
 			if (!ret && label_col < 0) {
 				set_err(err, errsz, "%s:%ld: no label column '%s'", path, lineno,
 					label);
+				ret = -EINVAL;
+			}
+			if (!ret && wait && (act_col < 0 || prop_col < 0)) {
+				set_err(err, errsz, "%s:%ld: no column '%s' for the wait's action",
+					path, lineno, act_col < 0 ? MLB_ACTION_COL : MLB_PROP_COL);
 				ret = -EINVAL;
 			}
 			if (ret)
@@ -177,14 +206,24 @@ long mlb_csv_read(const char *path, const char *label, struct mlb_dataset *ds, c
 		}
 		if (ret)
 			break;
-		if (saving) {
+		if (wait) {
 			long long v;
 
-			if (parse_int(f[label_col], &v) || v < -MLB_SAVING_MAX_US ||
-			    v > MLB_SAVING_MAX_US) {
-				set_err(err, errsz, "%s:%ld: %s='%s' is not an integer in [%d, %d]",
-					path, lineno, label, f[label_col], -MLB_SAVING_MAX_US,
-					MLB_SAVING_MAX_US);
+			if (parse_int(f[label_col], &v) || v < 0 || v > MLB_WAIT_READ_US) {
+				set_err(err, errsz, "%s:%ld: %s='%s' is not an integer in [0, %d]",
+					path, lineno, label, f[label_col], MLB_WAIT_READ_US);
+				ret = -EINVAL;
+				break;
+			}
+			if (parse_int(f[act_col], &act) || act < 0 || act > 1) {
+				set_err(err, errsz, "%s:%ld: %s='%s', expected 0 or 1", path,
+					lineno, MLB_ACTION_COL, f[act_col]);
+				ret = -EINVAL;
+				break;
+			}
+			if (parse_int(f[prop_col], &prop) || prop < 1 || prop > MLB_PPM_ONE) {
+				set_err(err, errsz, "%s:%ld: %s='%s' is not an integer in [1, %d]",
+					path, lineno, MLB_PROP_COL, f[prop_col], MLB_PPM_ONE);
 				ret = -EINVAL;
 				break;
 			}
@@ -197,7 +236,7 @@ long mlb_csv_read(const char *path, const char *label, struct mlb_dataset *ds, c
 		} else {
 			t = f[label_col][0] == '1';
 		}
-		if (mlb_dataset_push(ds, x, t)) {
+		if (mlb_dataset_push_act(ds, x, t, (int)act, (u32)prop)) {
 			set_err(err, errsz, "%s: out of memory", path);
 			ret = -ENOMEM;
 			break;
@@ -248,14 +287,14 @@ int mlb_csv_write(const char *path, const struct mlb_dataset *ds, char *err, siz
 		set_err(err, errsz, "%s: %s", path, strerror(errno));
 		return ret;
 	}
-	fprintf(fp, "%s,label,%s\n", hdr, MLB_TARGET_SAVING);
+	fprintf(fp, "%s,label,%s,%s,%s\n", hdr, MLB_TARGET_WAIT, MLB_ACTION_COL, MLB_PROP_COL);
 	for (size_t k = 0; k < ds->n; k++) {
 		const s32 *x = ds->x + k * MLB_NR_FEATURES;
 
 		fprintf(fp, "%zu", k);
 		for (int i = 0; i < MLB_NR_FEATURES; i++)
 			fprintf(fp, ",%d", x[i]);
-		fprintf(fp, ",%d,%d\n", ds->y[k], ds->t[k]);
+		fprintf(fp, ",%d,%d,%d,%u\n", ds->y[k], ds->t[k], ds->a[k], ds->p[k]);
 	}
 	if (ferror(fp))
 		ret = -EIO;
@@ -283,8 +322,8 @@ int mlb_synth(struct mlb_dataset *ds, size_t n, u64 seed, double noise)
 	mlb_rng_seed(&r, seed);
 	for (size_t k = 0; k < n; k++) {
 		double burst, s;
-		int y;
-		s32 m;
+		int y, act;
+		s32 m, w;
 
 		x[MLB_F_TASK_WEIGHT] =
 		    clampi(mlb_rng_uniform(&r) < 0.8 ? 100 : mlb_rng_range(&r, 1, 1000),
@@ -351,10 +390,18 @@ int mlb_synth(struct mlb_dataset *ds, size_t n, u64 seed, double noise)
 		y = s > 0.5;
 		if (mlb_rng_uniform(&r) < noise)
 			y = !y;
-		/* the saving: the rule's margin as microseconds, its sign the (noisy) label's */
+		/* the wait of a random action: a base wait, shortened by moving when the (noisy)
+		 * label says move and lengthened otherwise, by the rule's margin */
 		m = 100 + (s32)fmin(fabs(s - 0.5) * 2000.0, 20000.0);
-		if (mlb_dataset_push(ds, x, y ? m : -m))
+		act = mlb_rng_below(&r, 2);
+		w = 5000 + (s32)(x[MLB_F_SRC_WAIT_US] / 20) + (s32)mlb_rng_range(&r, 0, 500);
+		if (act)
+			w += y ? -m / 2 : m / 2;
+		else
+			w += y ? m / 2 : -m / 2;
+		if (mlb_dataset_push_act(ds, x, w > 0 ? w : 0, act, MLB_PPM_ONE / 2))
 			return -ENOMEM;
+		ds->y[ds->n - 1] = y; /* the label column is the rule's, not the wait's sign */
 	}
 	return 0;
 }

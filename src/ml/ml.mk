@@ -51,8 +51,8 @@ $(B)/ml/fuzz-csv: tests/fuzz/fuzz_csv.c src/ml/data.c $(ML_HDRS)
 	$(CLANG) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_csv.c src/ml/data.c -lm
 
 # The model-loader fuzzer's seed corpus, regenerated when the model format changes: three small
-# trained models (valid-*.mlb) and the first one damaged in each way the loader refuses
-# (bad-*.mlb).
+# trained models (valid-*.mlb: two wait models, two outputs, and a label's, one) and the first
+# one damaged in each way the loader refuses (bad-*.mlb).
 $(B)/ml/make-corpus: tests/fuzz/make_corpus.c tests/fuzz/model_bytes.h src/ml/model.c $(ML_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Isrc -o $@ tests/fuzz/make_corpus.c src/ml/model.c
@@ -61,7 +61,7 @@ fuzz-corpus: $(B)/ml/make-corpus $(B)/mlb-model
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	$(B)/mlb-model synth --seed=7 3000 $$tmp/d.csv >/dev/null && \
 	$(B)/mlb-model train -H 4 -e 5 -o $$tmp/a.mlb $$tmp/d.csv >/dev/null && \
-	$(B)/mlb-model train -H 3,2 -e 5 -o $$tmp/b.mlb $$tmp/d.csv >/dev/null && \
+	$(B)/mlb-model train -L label -H 3,2 -e 5 -o $$tmp/b.mlb $$tmp/d.csv >/dev/null && \
 	$(B)/mlb-model train -H none -e 5 -o $$tmp/c.mlb $$tmp/d.csv >/dev/null && \
 	rm -f tests/fuzz/model-corpus/*.mlb && \
 	$(B)/ml/make-corpus tests/fuzz/model-corpus $$tmp/a.mlb $$tmp/b.mlb $$tmp/c.mlb && \

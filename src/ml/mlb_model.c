@@ -47,10 +47,12 @@ static const char usage_text[] =
     "  -b, --batch=N             mini-batch size (default 64)\n"
     "  -p, --patience=N          early stopping patience in epochs (default 8)\n"
     "  -s, --seed=N              seed of split, init and shuffling (default 1)\n"
-    "  -L, --label=COL           the column to learn (default 'saving_us': a move's\n"
-    "                            saving in us, learned in ms with the Huber loss; any\n"
-    "                            other column holds 0/1 labels, learned as a logit)\n"
-    "      --huber-ms=MS         Huber threshold of the saving's loss (default 1)\n"
+    "  -L, --label=COL           the column to learn (default 'first_wait_us': the wait\n"
+    "                            from a decision to the next run, learned in ms with the\n"
+    "                            Huber loss by two outputs, one per action (column\n"
+    "                            'decision'): the model scx_mlb deploys; any other\n"
+    "                            column holds 0/1 labels, learned as a logit)\n"
+    "      --huber-ms=MS         Huber threshold of the wait's loss (default 1)\n"
     "  -w, --class-weights=W0,W1\n"
     "                            loss weights of label 0 and 1, or 'auto' (default 1,1;\n"
     "                            labels only)\n"
@@ -65,8 +67,8 @@ static const char usage_text[] =
     "  mlb-model train -L label -H 16,8 -e 30 -w auto -o /tmp/m.mlb /tmp/decisions.csv\n"
     "                            a 16-8 classifier of the label, balanced classes\n"
     "  mlb-model train -e 30 -o /tmp/s.mlb /var/lib/scx_mlb/dataset.csv\n"
-    "                            predict the saving of a move from scx_mlb's records:\n"
-    "                            the model scx_mlb deploys\n"
+    "                            predict the wait after staying and after moving from\n"
+    "                            scx_mlb's records: the model scx_mlb deploys\n"
     "  mlb-model show /tmp/m.mlb\n"
     "                            its layers, scales and training record\n"
     "  mlb-model eval -L label /tmp/m.mlb /tmp/decisions.csv\n"
@@ -288,7 +290,7 @@ static int cmd_show(int argc, char **argv)
 /* check [--label=COL] DATA.csv: read (and so validate) a dataset, print its size. */
 static int cmd_check(int argc, char **argv)
 {
-	const char *label = MLB_TARGET_SAVING;
+	const char *label = MLB_TARGET_WAIT;
 	struct mlb_dataset ds = {};
 	size_t pos = 0;
 	char err[512];
@@ -317,6 +319,48 @@ static int cmd_check(int argc, char **argv)
 	return 0;
 }
 
+/* eval of the wait model: for each output, its rows (the action taken) against its targets,
+ * clipped as training clips them, and against their mean. Returns the exit status. */
+static int eval_wait(const struct mlb_model *m, const struct mlb_dataset *ds)
+{
+	double *pred = malloc(sizeof(double) * (ds->n + 1)),
+	       *t = malloc(sizeof(double) * (ds->n + 1));
+	struct mlb_reg_metrics reg;
+	struct mlb_nn_scratch s;
+
+	if (m->nn.n_out != 2) {
+		fprintf(stderr, "mlb-model: the model has %u outputs, the wait model 2\n",
+			m->nn.n_out);
+		free(pred);
+		free(t);
+		return 1;
+	}
+	for (int h = 0; pred && t && h < 2; h++) {
+		double mean = 0.0;
+		size_t n = 0;
+
+		for (size_t k = 0; k < ds->n; k++) {
+			if (ds->a[k] != h)
+				continue;
+			if (mlb_nn_forward(&m->nn, ds->x + k * MLB_NR_FEATURES, MLB_NR_FEATURES,
+					   &s))
+				abort(); /* a loaded model is valid */
+			pred[n] = mlb_nn_output(&s, h) / (double)MLB_NN_ONE;
+			t[n] = (ds->t[k] < MLB_WAIT_MAX_US ? ds->t[k] : MLB_WAIT_MAX_US) / 1000.0;
+			mean += t[n++];
+		}
+		mlb_reg_metrics_compute(pred, t, n, n ? mean / n : 0.0, &reg);
+		mlb_reg_metrics_print(
+		    stdout, h ? "quantized model wait if moved" : "quantized model wait if staying",
+		    &reg);
+	}
+	if (!pred || !t)
+		fprintf(stderr, "mlb-model: out of memory\n");
+	free(pred);
+	free(t);
+	return pred && t ? 0 : 1;
+}
+
 static int cmd_eval(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -324,11 +368,9 @@ static int cmd_eval(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {},
 	};
-	const char *label = MLB_TARGET_SAVING;
+	const char *label = MLB_TARGET_WAIT;
 	struct mlb_dataset ds = {};
 	struct mlb_metrics met;
-	struct mlb_reg_metrics reg;
-	double *t = NULL, mean = 0.0;
 	struct mlb_model *m;
 	double *score;
 	char err[512];
@@ -358,22 +400,16 @@ static int cmd_eval(int argc, char **argv)
 		fprintf(stderr, "mlb-model: %s\n", err);
 		goto out;
 	}
+	if (!strcmp(label, MLB_TARGET_WAIT)) {
+		ret = eval_wait(m, &ds);
+		goto out;
+	}
 	score = malloc(sizeof(*score) * (ds.n ? ds.n : 1));
 	for (size_t k = 0; score && k < ds.n; k++)
 		score[k] = mlb_model_score(m, ds.x + k * MLB_NR_FEATURES) / (double)MLB_NN_ONE;
 	if (score && !mlb_metrics_compute(score, ds.y, ds.n, &met)) {
 		mlb_metrics_print(stdout, "quantized model", &met);
 		ret = 0;
-		if (!strcmp(label, MLB_TARGET_SAVING) && (t = malloc(sizeof(*t) * (ds.n + 1)))) {
-			for (size_t k = 0; k < ds.n; k++)
-				mean += (t[k] = ds.t[k] / 1000.0) / ds.n;
-			mlb_reg_metrics_compute(score, t, ds.n, mean, &reg);
-			mlb_reg_metrics_print(stdout, "quantized model saving", &reg);
-			free(t);
-		} else if (!strcmp(label, MLB_TARGET_SAVING)) {
-			fprintf(stderr, "mlb-model: out of memory\n");
-			ret = 1;
-		}
 	} else {
 		fprintf(stderr, "mlb-model: out of memory\n");
 	}

@@ -24,12 +24,18 @@
 
 int mlp_init(struct mlp *net, int n_in, const int *hidden, int n_hidden, u64 seed)
 {
+	return mlp_init_out(net, n_in, hidden, n_hidden, 1, seed);
+}
+
+int mlp_init_out(struct mlp *net, int n_in, const int *hidden, int n_hidden, int n_out, u64 seed)
+{
 	struct mlb_rng rng;
 	size_t off = 0;
 	int l;
 
 	memset(net, 0, sizeof(*net));
-	if (n_in < 1 || n_in > MLP_MAX_WIDTH || n_hidden < 0 || n_hidden > MLP_MAX_LAYERS - 1)
+	if (n_in < 1 || n_in > MLP_MAX_WIDTH || n_hidden < 0 || n_hidden > MLP_MAX_LAYERS - 1 ||
+	    n_out < 1 || n_out > MLP_MAX_OUT)
 		return -EINVAL;
 	net->n_layers = n_hidden + 1;
 	net->size[0] = n_in;
@@ -38,7 +44,7 @@ int mlp_init(struct mlp *net, int n_in, const int *hidden, int n_hidden, u64 see
 			return -EINVAL;
 		net->size[l + 1] = hidden[l];
 	}
-	net->size[net->n_layers] = 1;
+	net->size[net->n_layers] = n_out;
 	for (l = 0; l < net->n_layers; l++)
 		net->n_params += (size_t)net->size[l + 1] * (net->size[l] + 1);
 
@@ -150,6 +156,15 @@ double mlp_forward(const struct mlp *net, const double *x, struct mlp_acts *act)
 	return act->z[L - 1][0];
 }
 
+double mlp_score(const struct mlp *net, const double *x)
+{
+	struct mlp_acts act;
+	int L = net->n_layers;
+
+	mlp_forward(net, x, &act);
+	return net->size[L] >= 2 ? act.z[L - 1][0] - act.z[L - 1][1] : act.z[L - 1][0];
+}
+
 double mlp_bce(double z, int y, const double *class_w)
 {
 	/* -(y log s(z) + (1-y) log(1-s(z))) = max(z, 0) - z y + log(1 + e^-|z|) */
@@ -169,15 +184,17 @@ static double sample_loss(double z, double t, const struct mlp_train_opts *o)
 	return o->huber > 0.0 ? mlp_huber(z, t, o->huber) : mlp_bce(z, t > 0.5, o->class_w);
 }
 
-double mlp_backward(struct mlp *net, const struct mlp_acts *act, double t,
+double mlp_backward(struct mlp *net, const struct mlp_acts *act, double t, int head,
 		    const struct mlp_train_opts *o, double scale)
 {
-	double dz[MLP_MAX_WIDTH], da[MLP_MAX_WIDTH];
+	double dz[MLP_MAX_WIDTH] = {}, da[MLP_MAX_WIDTH];
 	int l, L = net->n_layers, y = t > 0.5;
-	double z = act->z[L - 1][0];
+	double z;
 
-	if (o->huber > 0.0) /* d loss / d z = clamp(z - t, -delta, delta) */
-		dz[0] = scale * fmin(fmax(z - t, -o->huber), o->huber);
+	head = head >= 0 && head < net->size[L] ? head : 0;
+	z = act->z[L - 1][head];
+	if (o->huber > 0.0) /* d loss / d z_head = clamp(z - t, -delta, delta); 0 elsewhere */
+		dz[head] = scale * fmin(fmax(z - t, -o->huber), o->huber);
 	else /* d loss / d logit = cw[y] (sigmoid(z) - y) */
 		dz[0] = scale * o->class_w[y] * (1.0 / (1.0 + exp(-z)) - y);
 	for (l = L - 1; l >= 0; l--) {
@@ -191,11 +208,12 @@ double mlp_backward(struct mlp *net, const struct mlp_acts *act, double t,
 	return sample_loss(z, t, o);
 }
 
-double mlp_loss(struct mlp *net, const double *x, const double *t, size_t n,
+double mlp_loss(struct mlp *net, const double *x, const double *t, const u8 *head, size_t n,
 		const struct mlp_train_opts *o, int grad)
 {
 	struct mlp_acts act;
 	double sum = 0.0;
+	int L = net->n_layers;
 
 	if (!n)
 		return 0.0;
@@ -204,12 +222,13 @@ double mlp_loss(struct mlp *net, const double *x, const double *t, size_t n,
 	for (size_t k = 0; k < n; k++) {
 		const double *xk = x + k * net->size[0];
 
-		if (grad) {
-			mlp_forward(net, xk, &act);
-			sum += mlp_backward(net, &act, t[k], o, 1.0 / n);
-		} else {
-			sum += sample_loss(mlp_forward(net, xk, NULL), t[k], o);
-		}
+		int h = head ? head[k] : 0;
+
+		mlp_forward(net, xk, &act);
+		if (grad)
+			sum += mlp_backward(net, &act, t[k], h, o, 1.0 / n);
+		else
+			sum += sample_loss(act.z[L - 1][h < net->size[L] ? h : 0], t[k], o);
 	}
 	return sum / n;
 }
@@ -231,9 +250,9 @@ void mlp_adam_step(struct mlp *net, double lr)
 	}
 }
 
-int mlp_train(struct mlp *net, const double *x, const double *t, size_t n, const double *xv,
-	      const double *tv, size_t nv, const struct mlp_train_opts *o,
-	      struct mlp_train_stats *st)
+int mlp_train(struct mlp *net, const double *x, const double *t, const u8 *head, size_t n,
+	      const double *xv, const double *tv, const u8 *headv, size_t nv,
+	      const struct mlp_train_opts *o, struct mlp_train_stats *st)
 {
 	size_t *order = malloc(sizeof(*order) * (n ? n : 1));
 	double *best = malloc(sizeof(double) * net->n_params);
@@ -272,13 +291,13 @@ int mlp_train(struct mlp *net, const double *x, const double *t, size_t n, const
 				size_t s = order[k];
 
 				mlp_forward(net, x + s * d, &act);
-				sum += mlp_backward(net, &act, t[s], o, scale);
+				sum += mlp_backward(net, &act, t[s], head ? head[s] : 0, o, scale);
 			}
 			mlp_adam_step(net, o->lr);
 		}
 		st->epochs_run = epoch;
 		st->train_loss = n ? sum / n : 0.0;
-		val = nv ? mlp_loss(net, xv, tv, nv, o, 0) : st->train_loss;
+		val = nv ? mlp_loss(net, xv, tv, headv, nv, o, 0) : st->train_loss;
 		if (o->verbose)
 			fprintf(stderr, "epoch %3d  train_loss %.5f  val_loss %.5f\n", epoch,
 				st->train_loss, val);

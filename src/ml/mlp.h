@@ -15,10 +15,11 @@
 
 #define MLP_MAX_LAYERS 3  /* linear layers: up to two hidden + the output */
 #define MLP_MAX_WIDTH  32 /* units per layer and inputs */
+#define MLP_MAX_OUT    2  /* outputs: one (a logit or a value) or two heads */
 
 struct mlp {
 	int n_layers;		      /* linear layers, 1..MLP_MAX_LAYERS */
-	int size[MLP_MAX_LAYERS + 1]; /* size[0] inputs, size[n_layers] == 1 output */
+	int size[MLP_MAX_LAYERS + 1]; /* size[0] inputs, size[n_layers] outputs (1 or 2) */
 	size_t n_params;	      /* weights + biases */
 	double *params;		      /* per layer: W [out][in] row-major, then b [out] */
 	double *w[MLP_MAX_LAYERS], *b[MLP_MAX_LAYERS]; /* views into params */
@@ -59,43 +60,52 @@ struct mlp_train_stats {
  */
 int mlp_init(struct mlp *net, int n_in, const int *hidden, int n_hidden, u64 seed);
 
+/* mlp_init_out - mlp_init() with @n_out (1..MLP_MAX_OUT) outputs: heads sharing the hidden
+ * layers, each trained only on the samples that name it (mlp_train()'s @head). */
+int mlp_init_out(struct mlp *net, int n_in, const int *hidden, int n_hidden, int n_out, u64 seed);
+
 /* mlp_free - release what mlp_init() allocated; @net can be freed twice. */
 void mlp_free(struct mlp *net);
 
 /*
- * mlp_forward - the logit for the size[0] inputs @x; fills @act (may be NULL when the
- * activations are not needed).
+ * mlp_forward - output 0 for the size[0] inputs @x; fills @act (may be NULL when the
+ * activations are not needed; the outputs are act->z[n_layers - 1][]).
  */
 double mlp_forward(const struct mlp *net, const double *x, struct mlp_acts *act);
 
+/* mlp_score - the score, as the fixed-point model's (mlb_nn_saving()): output 0 - output 1
+ * with two outputs, else output 0. */
+double mlp_score(const struct mlp *net, const double *x);
+
 /*
  * mlp_backward - add to net->grad the gradient of @scale * loss(sample) where @act is the
- * sample's forward pass, @t its target and the loss o->huber's: the Huber loss of the output
- * against @t, or (huber 0) the class-weighted BCE of the logit for label t > 0.5.
- * Returns the (unscaled) loss of the sample.
+ * sample's forward pass, @t its target, @head the output it concerns (the others get no
+ * gradient) and the loss o->huber's: the Huber loss of that output against @t, or (huber 0)
+ * the class-weighted BCE of the logit for label t > 0.5. Returns the (unscaled) loss.
  */
-double mlp_backward(struct mlp *net, const struct mlp_acts *act, double t,
+double mlp_backward(struct mlp *net, const struct mlp_acts *act, double t, int head,
 		    const struct mlp_train_opts *o, double scale);
 
 /*
  * mlp_loss - mean loss (as mlp_backward()) of @n samples (@x row-major, size[0] per row,
- * targets @t); when @grad is set, also zeroes and fills net->grad with its gradient.
+ * targets @t, outputs @head, NULL: all output 0); when @grad is set, also zeroes and fills
+ * net->grad with its gradient.
  */
-double mlp_loss(struct mlp *net, const double *x, const double *t, size_t n,
+double mlp_loss(struct mlp *net, const double *x, const double *t, const u8 *head, size_t n,
 		const struct mlp_train_opts *o, int grad);
 
 /* mlp_adam_step - one Adam update of net->params from net->grad (beta 0.9/0.999, eps 1e-8). */
 void mlp_adam_step(struct mlp *net, double lr);
 
 /*
- * mlp_train - train @net on @n rows of @x/@t, evaluating the validation loss on @nv rows of
- * @xv/@tv after every epoch; keeps the parameters of the best validation epoch (early
- * stopping with @o->patience). @nv may be 0 (then the last epoch is kept). Fills @st.
- * Returns 0 or -ENOMEM.
+ * mlp_train - train @net on @n rows of @x/@t (outputs @head, NULL: output 0), evaluating the
+ * validation loss on @nv rows of @xv/@tv/@headv after every epoch; keeps the parameters of the best
+ * validation epoch (early stopping with @o->patience). @nv may be 0 (then the last epoch is kept).
+ * Fills @st. Returns 0 or -ENOMEM.
  */
-int mlp_train(struct mlp *net, const double *x, const double *t, size_t n, const double *xv,
-	      const double *tv, size_t nv, const struct mlp_train_opts *o,
-	      struct mlp_train_stats *st);
+int mlp_train(struct mlp *net, const double *x, const double *t, const u8 *head, size_t n,
+	      const double *xv, const double *tv, const u8 *headv, size_t nv,
+	      const struct mlp_train_opts *o, struct mlp_train_stats *st);
 
 /* mlp_bce - class-weighted BCE of logit @z for label @y, computed without overflow. */
 double mlp_bce(double z, int y, const double *class_w);

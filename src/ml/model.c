@@ -680,7 +680,12 @@ void mlb_model_dump(FILE *f, const struct mlb_model *m)
 	fprintf(f, "shape: %u", nn->n_in);
 	for (l = 0; l < nn->n_layers; l++)
 		fprintf(f, "-%u", nn->layer[l].n_out);
-	fprintf(f, " (ReLU hidden layers, linear output; output 0 = migrate logit)\n");
+	if (nn->n_out == 2)
+		fprintf(f,
+			" (ReLU hidden layers, linear outputs: the wait if the task stays, if it "
+			"moves, ms; score = their difference, the move's saving)\n");
+	else
+		fprintf(f, " (ReLU hidden layers, linear output; output 0 = migrate logit)\n");
 	fprintf(f,
 		"number format: activations |a| <= %d with per-layer fraction bits, inputs "
 		"Q4.%d, unit pairs packed in s64 words, score Q15.16\n",
@@ -690,6 +695,8 @@ void mlb_model_dump(FILE *f, const struct mlb_model *m)
 		"seed %llu\n",
 		when, mt->label, (unsigned long long)mt->n_train, (unsigned long long)mt->n_val,
 		mt->epochs, (unsigned long long)mt->seed);
+	if (nn->n_out == 2) /* the wait model's validation is in its training log */
+		goto quant;
 	fprintf(f, "validation float:");
 	print_ppm(f, "accuracy", mt->acc_ppm);
 	print_ppm(f, "precision", mt->prec_ppm);
@@ -700,7 +707,9 @@ void mlb_model_dump(FILE *f, const struct mlb_model *m)
 	print_ppm(f, "precision", mt->q_prec_ppm);
 	print_ppm(f, "recall", mt->q_rec_ppm);
 	print_ppm(f, "auc", mt->q_auc_ppm);
-	fprintf(f, "\nquantization:");
+	fprintf(f, "\n");
+quant:
+	fprintf(f, "quantization:");
 	print_ppm(f, "agreement", mt->agree_ppm);
 	fprintf(f, " max_score_error=%.6f\n", mt->max_err / (double)MLB_NN_ONE);
 	fprintf(f, "features (x = (clamp(v, lo, hi) - offset) * mult / 2^shift, Q4.%d):\n",
@@ -740,5 +749,5 @@ s32 mlb_model_score(const struct mlb_model *m, const s32 *x)
 	/* a valid model always runs: the forward pass only fails on shapes validate refuses */
 	if (mlb_nn_forward(&m->nn, x, MLB_NR_FEATURES, &s))
 		abort();
-	return mlb_nn_score(&s);
+	return mlb_nn_saving(&s, m->nn.n_out);
 }

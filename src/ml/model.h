@@ -104,8 +104,10 @@ int mlb_model_save(const char *path, const struct mlb_model *m, char *err, size_
 void mlb_model_dump(FILE *f, const struct mlb_model *m);
 
 /*
- * mlb_model_score - the quantized migrate score (Q15.16 logit, > 0 = migrate) of the valid
- * model @m for the MLB_NR_FEATURES values @x, computed by mlb_nn_forward().
+ * mlb_model_score - the quantized score of the valid model @m for the MLB_NR_FEATURES values
+ * @x, computed by mlb_nn_forward() and mlb_nn_saving() as scx_mlb computes it: for the wait
+ * model (two outputs) the predicted saving of the move in ms, Q15.16; for a one-output model
+ * its output (a label's logit, > 0 = migrate).
  */
 s32 mlb_model_score(const struct mlb_model *m, const s32 *x);
 

@@ -112,7 +112,7 @@ int mlb_quantize(struct mlp *net, const struct mlb_nn_norm *norm, u32 d, const d
 	int L = net->n_layers, l, in_frac = MLB_NN_IN_FRAC;
 	double peaks[MLB_NN_MAX_LAYERS];
 
-	if ((int)d != net->size[0] || d > MLB_NN_MAX_IN || net->size[L] != 1 ||
+	if ((int)d != net->size[0] || d > MLB_NN_MAX_IN || net->size[L] > MLB_NN_MAX_OUT ||
 	    L > MLB_NN_MAX_LAYERS) {
 		set_err(err, errsz, "network shape does not fit the fixed-point format");
 		return -ERANGE;
@@ -123,7 +123,7 @@ int mlb_quantize(struct mlp *net, const struct mlb_nn_norm *norm, u32 d, const d
 	out->magic = MLB_NN_MAGIC;
 	out->n_in = d;
 	out->n_layers = L;
-	out->n_out = 1;
+	out->n_out = net->size[L];
 	memcpy(out->norm, norm, sizeof(*norm) * d);
 	max_preacts(net, xf, n, peaks);
 
@@ -178,12 +178,12 @@ void mlb_quant_compare(const struct mlp *net, const struct mlb_nn_model *nn, u32
 	rep->n = n;
 	rep->max_err = 0.0;
 	for (size_t k = 0; k < n; k++) {
-		double f = mlp_forward(net, xf + k * d, NULL), q;
+		double f = mlp_score(net, xf + k * d), q;
 
 		if (mlb_nn_forward(nn, xi + k * d, d, &s))
 			abort(); /* the caller passes a quantized, hence valid, network */
-		q = mlb_nn_score(&s) / (double)MLB_NN_ONE;
-		agree += mlb_nn_migrate(mlb_nn_score(&s)) == (f > 0.0);
+		q = mlb_nn_saving(&s, nn->n_out) / (double)MLB_NN_ONE;
+		agree += (q > 0.0) == (f > 0.0);
 		rep->max_err = fmax(rep->max_err, fabs(q - f));
 		if (qscore)
 			qscore[k] = q;

@@ -20,7 +20,7 @@ void mlb_train_defaults(struct mlb_train_opts *o)
 	o->hidden[1] = 8;
 	o->val_frac = 0.2;
 	o->min_agreement = MLB_TRAIN_MIN_AGREEMENT;
-	o->label = MLB_TARGET_SAVING;
+	o->label = MLB_TARGET_WAIT;
 	o->huber_ms = 1.0;
 	o->mlp.epochs = 50;
 	o->mlp.batch = 64;
@@ -46,6 +46,39 @@ int mlb_train_gate(double agreement, double min_agreement, char *err, size_t err
 	return -ERANGE;
 }
 
+/*
+ * The wait model's validation metrics, per output: each of the @n rows (@xi raw, @xf
+ * normalised, targets @t in ms, @head its action) scores the output of its action, float
+ * (@net) and fixed (@nn), against the training mean of that output's targets @base. @qs and
+ * @fs are scratch for n values.
+ */
+static void head_metrics(const struct mlp *net, const struct mlb_nn_model *nn, u32 d, const s32 *xi,
+			 const double *xf, const double *t, const u8 *head, size_t n,
+			 const double *base, struct mlb_train_report *rep, double *qs, double *fs)
+{
+	double *tt = malloc(sizeof(double) * (n ? n : 1));
+	struct mlb_nn_scratch s;
+	struct mlp_acts act;
+
+	for (int h = 0; h < 2 && tt; h++) {
+		size_t m = 0;
+
+		for (size_t k = 0; k < n; k++) {
+			if (head[k] != h)
+				continue;
+			mlp_forward(net, xf + k * d, &act);
+			if (mlb_nn_forward(nn, xi + k * d, d, &s))
+				abort(); /* a quantized network is valid */
+			fs[m] = act.z[net->n_layers - 1][h];
+			qs[m] = mlb_nn_output(&s, h) / (double)MLB_NN_ONE;
+			tt[m++] = t[k];
+		}
+		mlb_reg_metrics_compute(fs, tt, m, base[h], &rep->reg_float[h]);
+		mlb_reg_metrics_compute(qs, tt, m, base[h], &rep->reg_quant[h]);
+	}
+	free(tt);
+}
+
 int mlb_train_model(const struct mlb_dataset *ds, const struct mlb_train_opts *o,
 		    struct mlb_model *out, struct mlb_train_report *rep, char *err, size_t errsz)
 {
@@ -60,8 +93,9 @@ int mlb_train_model(const struct mlb_dataset *ds, const struct mlb_train_opts *o
 	double *qs = NULL, *fs = NULL; /* [nv] validation scores, fixed and float */
 	u8 *y = NULL;		       /* [n] labels: target > 0 */
 	double *t = NULL;	       /* [n] targets: ms for the saving, else the 0/1 label */
-	double base = 0.0;	       /* the training split's mean target */
-	bool reg = o->label && !strcmp(o->label, MLB_TARGET_SAVING);
+	bool reg = o->label && !strcmp(o->label, MLB_TARGET_WAIT);
+	u8 *head = NULL; /* [n] the action of the row: its output (the wait model) */
+	double hbase[2] = {}, hn[2] = {};
 	struct mlp net = {};
 	struct mlb_rng rng;
 	struct timespec t0, t1;
@@ -92,10 +126,11 @@ int mlb_train_model(const struct mlb_dataset *ds, const struct mlb_train_opts *o
 	xf = malloc(sizeof(*xf) * n * d);
 	y = malloc(n);
 	t = malloc(sizeof(*t) * n);
+	head = calloc(n, 1);
 	qs = malloc(sizeof(*qs) * nv);
 	fs = malloc(sizeof(*fs) * nv);
 	nn = malloc(sizeof(*nn));
-	if (!perm || !xi || !xf || !y || !t || !qs || !fs || !nn) {
+	if (!perm || !xi || !xf || !y || !t || !head || !qs || !fs || !nn) {
 		set_err(err, errsz, "out of memory");
 		ret = -ENOMEM;
 		goto out;
@@ -114,10 +149,24 @@ int mlb_train_model(const struct mlb_dataset *ds, const struct mlb_train_opts *o
 	for (size_t k = 0; k < n; k++) {
 		memcpy(xi + k * d, ds->x + perm[k] * d, sizeof(s32) * d);
 		y[k] = ds->y[perm[k]];
-		t[k] = reg ? ds->t[perm[k]] / 1000.0 : y[k];
+		t[k] = reg ? (ds->t[perm[k]] < MLB_WAIT_MAX_US ? ds->t[perm[k]] : MLB_WAIT_MAX_US) /
+				 1000.0
+			   : y[k];
+		head[k] = reg ? ds->a[perm[k]] : 0;
 		pos += k < nt && y[k];
-		base += k < nt ? t[k] / nt : 0.0;
+		if (k < nt) {
+			hbase[head[k]] += t[k];
+			hn[head[k]]++;
+		}
 	}
+	if (reg && (hn[0] < 1 || hn[1] < 1)) {
+		set_err(err, errsz, "the training split has no decision to %s",
+			hn[0] < 1 ? "stay" : "move");
+		ret = -EINVAL;
+		goto out;
+	}
+	for (int h = 0; h < 2; h++)
+		hbase[h] = hn[h] ? hbase[h] / hn[h] : 0.0;
 	mo.huber = reg ? o->huber_ms : 0.0;
 
 	/* Class weights: "auto" balances the classes of the training split. */
@@ -150,12 +199,13 @@ int mlb_train_model(const struct mlb_dataset *ds, const struct mlb_train_opts *o
 	for (size_t k = 0; k < n; k++)
 		mlb_norm_apply(norm, d, xi + k * d, xf + k * d);
 
-	ret = mlp_init(&net, d, o->hidden, o->n_hidden, o->mlp.seed);
+	ret = mlp_init_out(&net, d, o->hidden, o->n_hidden, reg ? 2 : 1, o->mlp.seed);
 	if (ret) {
 		set_err(err, errsz, ret == -EINVAL ? "bad hidden layer sizes" : "out of memory");
 		goto out;
 	}
-	ret = mlp_train(&net, xf, t, nt, xf + nt * d, t + nt, nv, &mo, &rep->train);
+	ret =
+	    mlp_train(&net, xf, t, head, nt, xf + nt * d, t + nt, head + nt, nv, &mo, &rep->train);
 	if (ret) {
 		set_err(err, errsz, "out of memory");
 		goto out;
@@ -174,10 +224,9 @@ int mlb_train_model(const struct mlb_dataset *ds, const struct mlb_train_opts *o
 		goto out;
 	}
 	rep->regression = reg;
-	if (reg) {
-		mlb_reg_metrics_compute(fs, t + nt, nv, base, &rep->reg_float);
-		mlb_reg_metrics_compute(qs, t + nt, nv, base, &rep->reg_quant);
-	}
+	if (reg)
+		head_metrics(&net, nn, d, xi + nt * d, xf + nt * d, t + nt, head + nt, nv, hbase,
+			     rep, qs, fs);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	rep->train_seconds = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
 	ret = mlb_train_gate(rep->quant.agreement, o->min_agreement, err, errsz);
@@ -193,6 +242,9 @@ int mlb_train_model(const struct mlb_dataset *ds, const struct mlb_train_opts *o
 	out->meta.n_val = nv;
 	out->meta.seed = o->mlp.seed;
 	out->meta.epochs = rep->train.epochs_run;
+	if (reg) /* a label's metrics mean nothing for waits: the log has the wait's */
+		memset(&rep->val_float, 0, sizeof(rep->val_float)),
+		    memset(&rep->val_quant, 0, sizeof(rep->val_quant));
 	out->meta.acc_ppm = ppm(rep->val_float.accuracy);
 	out->meta.prec_ppm = ppm(rep->val_float.precision);
 	out->meta.rec_ppm = ppm(rep->val_float.recall);
@@ -214,6 +266,7 @@ out:
 	free(xf);
 	free(y);
 	free(t);
+	free(head);
 	free(qs);
 	free(fs);
 	free(nn);
@@ -229,11 +282,19 @@ void mlb_train_report_print(FILE *f, const struct mlb_train_report *rep)
 		"(validation loss %.5f)\n",
 		rep->n_train, rep->n_val, rep->train.epochs_run, rep->train.best_epoch,
 		rep->train.best_val_loss);
-	mlb_metrics_print(f, "validation float", &rep->val_float);
-	mlb_metrics_print(f, "validation quantized", &rep->val_quant);
-	if (rep->regression) {
-		mlb_reg_metrics_print(f, "validation float saving", &rep->reg_float);
-		mlb_reg_metrics_print(f, "validation quantized saving", &rep->reg_quant);
+	if (!rep->regression) {
+		mlb_metrics_print(f, "validation float", &rep->val_float);
+		mlb_metrics_print(f, "validation quantized", &rep->val_quant);
+	}
+	for (int h = 0; rep->regression && h < 2; h++) {
+		char title[64];
+
+		snprintf(title, sizeof(title), "validation float wait if %s",
+			 h ? "moved" : "staying");
+		mlb_reg_metrics_print(f, title, &rep->reg_float[h]);
+		snprintf(title, sizeof(title), "validation quantized wait if %s",
+			 h ? "moved" : "staying");
+		mlb_reg_metrics_print(f, title, &rep->reg_quant[h]);
 	}
 	fprintf(f,
 		"quantization: agreement=%.4f%% max_score_error=%.6f scales:", 100.0 * q->agreement,

@@ -21,8 +21,8 @@ struct mlb_train_opts {
 	double val_frac;	   /* share of samples held out for validation, (0, 1) */
 	double min_agreement;	   /* refuse the model below this agreement, [0, 1] */
 	const char *label;	   /* label column name, recorded in the model; the learned
-				    * target MLB_TARGET_SAVING makes it a regression */
-	double huber_ms;	   /* the regression's Huber threshold, ms (> 0) */
+				    * wait MLB_TARGET_WAIT makes it the two-output wait model */
+	double huber_ms;	   /* the wait model's Huber threshold, ms (> 0) */
 	struct mlp_train_opts mlp; /* epochs, batch, lr, class weights, patience, seed */
 };
 
@@ -31,14 +31,15 @@ struct mlb_train_report {
 	struct mlp_train_stats train;
 	struct mlb_metrics val_float; /* float model on the validation split */
 	struct mlb_metrics val_quant; /* quantized model on the validation split */
-	int regression;		      /* the target was the saving: the two below are set */
-	struct mlb_reg_metrics reg_float, reg_quant; /* saving predictions, ms */
+	int regression;		      /* the wait model (two outputs): the two below are set */
+	struct mlb_reg_metrics reg_float[2], reg_quant[2]; /* per output: wait if staying, if
+							    * moved, ms */
 	struct mlb_quant_report quant; /* scales; agreement and max error on validation */
 	double train_seconds;
 };
 
 /* mlb_train_defaults - 16-8 hidden, 50 epochs, batch 64, lr 3e-3, patience 8, seed 1, the
- * target MLB_TARGET_SAVING with a Huber threshold of 1 ms. */
+ * wait model (MLB_TARGET_WAIT) with a Huber threshold of 1 ms. */
 void mlb_train_defaults(struct mlb_train_opts *o);
 
 /*

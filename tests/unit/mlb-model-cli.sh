@@ -73,7 +73,7 @@ diff <("$tool" show "$work/m.mlb" | grep -v '^trained:') \
 
 # other columns, another label column, any column order
 awk -F, 'BEGIN { OFS = "," } { t = $1; $1 = $NF; $NF = t; print $0, (NR == 1 ? "decider" : 0) }' \
-	<(sed 's/,[^,]*$//' "$work/d.csv") | sed '1s/^label,/outcome,/' >"$work/d2.csv"
+	<(sed 's/,[^,]*,[^,]*,[^,]*$//' "$work/d.csv") | sed '1s/^label,/outcome,/' >"$work/d2.csv"
 expect 0 "$tool" eval --label outcome "$work/m.mlb" "$work/d2.csv"
 expect 1 "$tool" eval -L label "$work/m.mlb" "$work/d2.csv" # no 'label' column any more
 
@@ -82,22 +82,31 @@ sed '3s/^\([0-9]*\),100,/\1,abc,/' "$work/d.csv" >"$work/bad.csv"
 expect 1 "$tool" eval -L label "$work/m.mlb" "$work/bad.csv"
 grep -q ":3: task_weight='abc'" "$work/err" || fail "bad CSV error: $(cat "$work/err")"
 
-# the learned target, the default: a move's saving in us (synth: the rule's margin, signed
-# as the label), learned as a regression in ms
+# the learned target, the default: the wait from a decision to the next run, in us, with the
+# action taken (synth: a random action, moving shortens the wait where the label says move),
+# learned by two outputs in ms
 expect 1 "$tool" train -w auto -o "$work/s.mlb" "$work/d.csv"
-grep -q "class weights apply to 0/1 labels, not to saving_us" "$work/err" ||
-	fail "class weights on the saving: $(cat "$work/err")"
-sed 's/,[^,]*$//' "$work/d.csv" >"$work/nosaving.csv"
-expect 1 "$tool" train -o "$work/s.mlb" "$work/nosaving.csv"
-grep -q "no label column 'saving_us'" "$work/err" || fail "no saving column: $(cat "$work/err")"
+grep -q "class weights apply to 0/1 labels, not to first_wait_us" "$work/err" ||
+	fail "class weights on the wait: $(cat "$work/err")"
+sed 's/,[^,]*,[^,]*,[^,]*$//' "$work/d.csv" >"$work/nowait.csv"
+expect 1 "$tool" train -o "$work/s.mlb" "$work/nowait.csv"
+grep -q "no label column 'first_wait_us'" "$work/err" || fail "no wait column: $(cat "$work/err")"
+sed 's/,[^,]*$//' "$work/d.csv" >"$work/noprop.csv"
+expect 1 "$tool" train -o "$work/s.mlb" "$work/noprop.csv"
+grep -q "no column 'prop_ppm'" "$work/err" || fail "no probability column: $(cat "$work/err")"
 expect 2 "$tool" train --huber-ms 0 -o "$work/s.mlb" "$work/d.csv"
 expect 0 "$tool" train -e 30 -s 3 -o "$work/s.mlb" "$work/d.csv"
-r2=$(sed -n 's/^validation quantized saving: .* r2=\([-0-9.]*\) (ms)$/\1/p' "$work/out")
-awk -v r="$r2" 'BEGIN { exit !(r >= 0.75) }' || fail "saving: validation r2 '$r2' < 0.75: $(cat "$work/out")"
+for a in staying moved; do
+	r2=$(sed -n "s/^validation quantized wait if $a: .* r2=\([-0-9.]*\) (ms)\$/\1/p" "$work/out")
+	awk -v r="$r2" 'BEGIN { exit !(r >= 0.8) }' || fail "wait if $a: validation r2 '$r2' < 0.8: $(cat "$work/out")"
+done
 expect 0 "$tool" show "$work/s.mlb"
-grep -q "saving_us" "$work/out" || fail "show: the target is not named"
+grep -q "^shape: [0-9]*-16-8-2 .*the wait if the task stays" "$work/out" || fail "show: not a wait model"
 expect 0 "$tool" eval "$work/s.mlb" "$work/d.csv"
-grep -q "^quantized model saving: n=4000 mae=" "$work/out" || fail "eval: no saving metrics"
+grep -q "^quantized model wait if moved: n=[0-9]* mae=" "$work/out" || fail "eval: no wait metrics"
+expect 0 "$tool" score "$work/s.mlb" "$work/d.csv"
+[ "$(grep -c '^-\?[0-9]*$' "$work/out")" = 4000 ] || fail "score: not 4000 integer lines"
+expect 2 "$tool" score "$work/s.mlb"
 
 # a corrupt model is refused and a refused training writes nothing
 printf 'X' | dd of="$work/m.mlb" bs=1 seek=100 conv=notrunc status=none

@@ -30,13 +30,14 @@ static char dir[64];
 /* One emitted sample as the test expects to read it back. */
 struct want {
 	s32 x[MLB_NR_FEATURES];
-	u8 label, imitation;
-	s32 saving; /* us: the source's wait minus the destination's, one measured */
+	u8 label, imitation, decision;
+	s32 wait;     /* us: from the decision to the next run */
+	u32 prop_ppm; /* the probability of the decision taken */
 };
 
-/* What a row holds as its target: the saving (the window, and the CSV's saving_us), the
- * imitation label, or the outcome label. */
-enum { T_SAVING, T_IMITATION, T_LABEL };
+/* What a row holds as its target: the wait with its action (the window, and the CSV's
+ * first_wait_us), the imitation label, or the outcome label. */
+enum { T_WAIT, T_IMITATION, T_LABEL };
 
 static struct want wants[4096];
 static u64 cost_by[4]; /* realized cost of the samples fed, per decider, us */
@@ -64,6 +65,7 @@ static struct mlb_decision_rec mkdec(u64 id, u64 ts, int decision, int heuristic
 	    .decider = (u8)(id % 3),
 	    .kind = (u8)(id % 3),
 	    .score = -(s32)(id % 1000),
+	    .prop_ppm = 980000 + (u32)(id % 7),
 	};
 
 	for (int i = 0; i < MLB_NR_FEATURES; i++) {
@@ -115,9 +117,9 @@ static int feed_outcome(struct mlb_collector *c, const struct mlb_decision_rec *
 						  ? 5000
 						  : 10000 * (u64)d->f.v[MLB_F_NUMA_DIST] / 10) *
 						 (d->f.v[MLB_F_TASK_CACHE_HOT] ? 2 : 1);
-		/* the definition: est_other - first_wait for a move, the reverse for a stay */
-		wants[n_wants].saving = (d->decision ? 1 : -1) * ((s32)(o.est_other_ns / 1000) -
-								  (s32)(o.first_wait_ns / 1000));
+		wants[n_wants].decision = d->decision;
+		wants[n_wants].wait = (s32)(o.first_wait_ns / 1000);
+		wants[n_wants].prop_ppm = d->prop_ppm;
 		n_wants++;
 	}
 	return ret;
@@ -134,15 +136,19 @@ static int same_rows_in(const struct mlb_dataset *ds, size_t from, size_t to, in
 	for (size_t k = 0; k < ds->n; k++) {
 		const struct want *w = &wants[from + k];
 
-		s32 t = target == T_SAVING	? w->saving
+		s32 t = target == T_WAIT	? w->wait
 			: target == T_IMITATION ? w->imitation
 						: w->label;
+		/* the wait comes with its action and probability; labels with action 0, p 1 */
+		int a = target == T_WAIT || window ? w->decision : 0;
+		u32 p = target == T_WAIT || window ? w->prop_ppm : MLB_PPM_ONE;
 
-		if (target == T_IMITATION && window) /* the window's imitation: +-100 ms */
-			t = w->imitation ? MLB_SAVING_MAX_US : -MLB_SAVING_MAX_US;
+		/* the window's imitation: the heuristic's action waits 0, the other 100 ms */
+		if (target == T_IMITATION && window)
+			t = w->decision == w->imitation ? 0 : MLB_WAIT_MAX_US;
 
 		if (memcmp(ds->x + k * MLB_NR_FEATURES, w->x, sizeof(w->x)) || ds->t[k] != t ||
-		    ds->y[k] != (t > 0)) {
+		    ds->y[k] != (t > 0) || ds->a[k] != a || ds->p[k] != p) {
 			fprintf(stderr, "row %zu differs\n", k);
 			return 0;
 		}
@@ -168,9 +174,9 @@ static int csv_matches(const char *path, const char *label, size_t from, size_t 
 		return 0;
 	}
 	ok = same_rows_in(&ds, from, to,
-			  !strcmp(label, "imitation")	? T_IMITATION
-			  : !strcmp(label, "saving_us") ? T_SAVING
-							: T_LABEL,
+			  !strcmp(label, "imitation")	    ? T_IMITATION
+			  : !strcmp(label, "first_wait_us") ? T_WAIT
+							    : T_LABEL,
 			  0);
 	mlb_dataset_free(&ds);
 	return ok;
@@ -439,7 +445,7 @@ static void test_join(void)
 	CHECK(cost_by[1] && cost_by[2]); /* decider 0 rows are the unlabelled ones here */
 	CHECK(s->written == s->samples && s->write_dropped == 0 && s->write_errors == 0);
 	CHECK(s->pending == 0 && s->window_n == s->samples);
-	CHECK(same_rows(mlb_collector_window(c), w0, n_wants, T_SAVING));
+	CHECK(same_rows(mlb_collector_window(c), w0, n_wants, T_WAIT));
 	CHECK(mlb_collect_flush(c, 5000 * MS) == 0);
 	CHECK(mlb_collector_io_error(c) == 0);
 	CHECK(mlb_collector_free(c) == 0);
@@ -447,7 +453,7 @@ static void test_join(void)
 	CHECK(whole_lines(path) == (long)(n_wants - w0));
 	CHECK(csv_matches(path, "label", w0, n_wants));
 	CHECK(csv_matches(path, "imitation", w0, n_wants));
-	CHECK(csv_matches(path, "saving_us", w0, n_wants));
+	CHECK(csv_matches(path, "first_wait_us", w0, n_wants));
 	/* the other columns: the duplicate's heuristic, waits in us, the bounce flag */
 	n = column(path, "id", ids, 64);
 	CHECK(n == (long)(n_wants - w0));
@@ -478,7 +484,7 @@ static void test_join(void)
 	CHECK(mlb_collector_free(c) == 0);
 	CHECK(csv_matches(path, "label", w0, n_wants));
 	CHECK(csv_matches(path, "imitation", w0, n_wants));
-	CHECK(csv_matches(path, "saving_us", w0, n_wants));
+	CHECK(csv_matches(path, "first_wait_us", w0, n_wants));
 }
 
 /* Eviction of the oldest when max_pending is small; chains under many ids; the window ring. */
@@ -522,7 +528,7 @@ static void test_evict_window(void)
 	}
 	CHECK(mlb_collector_stats(c)->pending == 0 && mlb_collector_stats(c)->samples == 1024);
 	w = mlb_collector_window(c);
-	CHECK(w->n == 5 && same_rows(w, n_wants - 5, n_wants, T_SAVING));
+	CHECK(w->n == 5 && same_rows(w, n_wants - 5, n_wants, T_WAIT));
 	CHECK(mlb_collector_free(c) == 0);
 
 	/* the window keeps the last 5, oldest first, through its compactions */
@@ -538,7 +544,7 @@ static void test_evict_window(void)
 		CHECK(w->n == (id < 5 ? id : 5));
 		CHECK(w->x[(w->n - 1) * MLB_NR_FEATURES + MLB_F_TASK_SINCE_RAN_US] == (s32)id);
 	}
-	CHECK(same_rows(mlb_collector_window(c), n_wants - 5, n_wants, T_SAVING));
+	CHECK(same_rows(mlb_collector_window(c), n_wants - 5, n_wants, T_WAIT));
 	CHECK(mlb_collector_free(c) == 0);
 	/* expiry with 0 drops everything, whatever the clock */
 	c = open_coll(NULL, 16, 0, 0);
@@ -698,7 +704,7 @@ static void test_dev_full(void)
 	CHECK(mlb_collector_stats(c)->samples == 3 && mlb_collector_stats(c)->written == 0);
 	CHECK(mlb_collector_stats(c)->write_dropped == 3);
 	CHECK(mlb_collector_stats(c)->write_errors == 4);
-	CHECK(same_rows(mlb_collector_window(c), w0, n_wants, T_SAVING)); /* training data kept */
+	CHECK(same_rows(mlb_collector_window(c), w0, n_wants, T_WAIT)); /* training data kept */
 	CHECK(mlb_collect_flush(c, 0) == 0);
 	CHECK(mlb_collector_free(c) == 0);
 }

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * unit/gradcheck: the analytic gradient of both losses (mlp_loss with grad), the class-weighted
- * BCE of a label and the Huber loss of a real target (targets drawn so that samples fall on
- * both sides of the Huber threshold), matches central finite differences for every parameter,
- * on networks with 0, 1 and 2 hidden layers.
+ * BCE of a label and the Huber loss of a real target on two heads, each sample training the
+ * head it names (targets drawn so that samples fall on both sides of the Huber threshold), matches
+ * central finite differences for every parameter, on networks with 0, 1 and 2 hidden layers.
  */
 #include <math.h>
 #include <stdio.h>
@@ -21,12 +21,14 @@ static int check(int n_in, const int *hidden, int n_hidden, u64 seed, double hub
 	struct mlp_train_opts o = {.class_w = {0.7, 1.9}, .huber = huber};
 	double x[N * MLP_MAX_WIDTH], *analytic, worst = 0.0;
 	double y[N];
-	int outside = 0;
+	u8 head[N];
+	int outside = 0, n_out = huber > 0.0 ? 2 : 1;
+	struct mlp_acts act;
 	struct mlp net;
 	struct mlb_rng r;
 	size_t p;
 
-	if (mlp_init(&net, n_in, hidden, n_hidden, seed)) {
+	if (mlp_init_out(&net, n_in, hidden, n_hidden, n_out, seed)) {
 		fprintf(stderr, "FAIL: mlp_init\n");
 		return 1;
 	}
@@ -35,6 +37,7 @@ static int check(int n_in, const int *hidden, int n_hidden, u64 seed, double hub
 		for (int i = 0; i < n_in; i++)
 			x[k * n_in + i] = mlb_rng_normal(&r);
 		y[k] = huber > 0.0 ? 2.0 * mlb_rng_normal(&r) : mlb_rng_below(&r, 2);
+		head[k] = n_out > 1 ? mlb_rng_below(&r, 2) : 0;
 	}
 	/* non-zero biases so every path is exercised */
 	for (int l = 0; l < net.n_layers; l++)
@@ -44,9 +47,11 @@ static int check(int n_in, const int *hidden, int n_hidden, u64 seed, double hub
 	analytic = malloc(sizeof(double) * net.n_params);
 	if (!analytic)
 		return 1;
-	mlp_loss(&net, x, y, N, &o, 1);
-	for (int k = 0; huber > 0.0 && k < N; k++)
-		outside += fabs(mlp_forward(&net, x + k * n_in, NULL) - y[k]) > huber;
+	mlp_loss(&net, x, y, head, N, &o, 1);
+	for (int k = 0; huber > 0.0 && k < N; k++) {
+		mlp_forward(&net, x + k * n_in, &act);
+		outside += fabs(act.z[net.n_layers - 1][head[k]] - y[k]) > huber;
+	}
 	if (huber > 0.0 && (outside == 0 || outside == N)) {
 		fprintf(stderr, "FAIL: %d of %d samples beyond the Huber threshold\n", outside, N);
 		return 1;
@@ -58,9 +63,9 @@ static int check(int n_in, const int *hidden, int n_hidden, u64 seed, double hub
 		double keep = net.params[p], lp, lm, num, rel;
 
 		net.params[p] = keep + EPS;
-		lp = mlp_loss(&net, x, y, N, &o, 0);
+		lp = mlp_loss(&net, x, y, head, N, &o, 0);
 		net.params[p] = keep - EPS;
-		lm = mlp_loss(&net, x, y, N, &o, 0);
+		lm = mlp_loss(&net, x, y, head, N, &o, 0);
 		net.params[p] = keep;
 		num = (lp - lm) / (2 * EPS);
 		rel = fabs(num - analytic[p]) / fmax(1e-7, fabs(num) + fabs(analytic[p]));
@@ -75,8 +80,9 @@ static int check(int n_in, const int *hidden, int n_hidden, u64 seed, double hub
 			return 1;
 		}
 	}
-	printf("%s, %d inputs, %d hidden layers, %zu params: worst relative error %.3g\n",
-	       huber > 0.0 ? "huber" : "bce", n_in, n_hidden, net.n_params, worst);
+	printf("%s, %d inputs, %d hidden layers, %d outputs, %zu params: worst relative error "
+	       "%.3g\n",
+	       huber > 0.0 ? "huber" : "bce", n_in, n_hidden, n_out, net.n_params, worst);
 	free(analytic);
 	mlp_free(&net);
 	return 0;

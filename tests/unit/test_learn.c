@@ -9,13 +9,15 @@
  *    the numbers in the line; a good check resets the count; nothing is judged with too few
  *    control decisions or without a model;
  *  - mlb_policy_accuracy() of the heuristic and of a model against hand-made labels;
- *  - the deploy gate, mlb_learner_consider(): a candidate whose estimated saving per decision
- *    (mlb_policy_value_us()) is below the heuristic's or the live model's is rejected
- *    (rejected count, generation and map unchanged), a better one is deployed;
+ *  - mlb_policy_cost_us(), the doubly robust estimate, on logged decisions where it is exact;
+ *  - the deploy gate, mlb_learner_consider(): a candidate whose estimated cost per decision
+ *    is above the heuristic's or the live model's is rejected (rejected count, generation
+ *    and map unchanged), a better one is deployed;
  *  - the state directory and model files: group- or world-writable ones are refused.
  * Exit 77 only when BPF maps cannot be created here (no permission).
  */
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +69,18 @@ static int check_once(struct mlb_learner *l, struct mlb_model_slots *s,
 	cs->by_decider[MLB_BY_HEURISTIC] += 7; /* the others are not compared */
 	cs->cost_us[MLB_BY_HEURISTIC] += 7 * 99999;
 	return mlb_learner_observe(l, s, cs, msg, 512);
+}
+
+/* A wait model: output 0, the wait if it stays, is @sign * (weight - 100) ms (saturated at
+ * +-16), output 1, the wait if it moves, 0: with sign 1 it moves the tasks heavier than
+ * nice 0. */
+static void wait_model(struct mlb_model *m, int sign)
+{
+	weight_model(m);
+	m->nn.n_out = 2;
+	m->nn.layer[0].n_out = 2;
+	mlb_nn_set_weight(&m->nn.layer[0], 0, 0, sign);
+	snprintf(m->meta.label, MLB_MODEL_NAME_LEN, "%s", MLB_TARGET_WAIT);
 }
 
 int main(void)
@@ -166,47 +180,57 @@ int main(void)
 	mlb_learner_free(&l);
 
 	/*
-	 * The deploy gate: held-out rows where moving saved 5 ms for tasks of weight 200 and
-	 * cost 5 ms for tasks of weight 50. The heuristic stays on all of them (balance rows
-	 * without imbalance): 0 us per decision. A model of the saving that moves the heavy
-	 * tasks estimates +2500; its mirror image, moving the light ones, -2500.
+	 * The deploy gate, on logged decisions of the heuristic (it stays; 2% explored moves):
+	 * a heavy task (weight 200) waits 10 ms if it stays and 0 if it moves, a light one
+	 * (weight 50) the reverse. Rows in the logged proportions (49 stays, 1 move of each),
+	 * so that the doubly robust estimate is exact whatever the reward model: the heuristic
+	 * costs 5 ms a decision, a wait model moving the heavy tasks 0, its mirror image 10 ms.
 	 */
 	{
 		static struct mlb_model better, worse;
 		struct mlb_dataset hold = {};
 		s32 row[MLB_NR_FEATURES] = {};
 
-		weight_model(&better);
-		snprintf(better.meta.label, MLB_MODEL_NAME_LEN, "%s", MLB_TARGET_SAVING);
-		worse = better;
-		mlb_nn_set_weight(&worse.nn.layer[0], 0, 0, -1);
+		wait_model(&better, 1);
+		wait_model(&worse, -1);
+		CHECK(mlb_model_validate(&better, err, sizeof(err)) == 0);
 		CHECK(mlb_model_validate(&worse, err, sizeof(err)) == 0);
 		row[MLB_F_TASK_NR_CPUS] = 4;
 		row[MLB_F_NUMA_DIST] = 10;
 		row[MLB_F_KIND] = MLB_KIND_BALANCE;
-		for (int k = 0; k < 10; k++) {
-			row[MLB_F_TASK_WEIGHT] = k & 1 ? 200 : 50;
-			CHECK(mlb_dataset_push(&hold, row, k & 1 ? 5000 : -5000) == 0);
+		for (int k = 0; k < 100; k++) {
+			int heavy = k & 1, move = k >= 98;
+
+			row[MLB_F_TASK_WEIGHT] = heavy ? 200 : 50;
+			CHECK(mlb_dataset_push_act(&hold, row, heavy == move ? 0 : 10000, move,
+						   move ? 20000 : 980000) == 0);
 		}
-		CHECK(mlb_policy_value_us(NULL, &hp, hold.x, hold.t, hold.n) == 0.0);
-		CHECK(mlb_policy_value_us(&better, &hp, hold.x, hold.t, hold.n) == 2500.0);
-		CHECK(mlb_policy_value_us(&worse, &hp, hold.x, hold.t, hold.n) == -2500.0);
+		CHECK(fabs(mlb_policy_cost_us(NULL, &hp, &better, &hold) - 5000.0) < 1e-6);
+		CHECK(fabs(mlb_policy_cost_us(NULL, &hp, &worse, &hold) - 5000.0) < 1e-6);
+		CHECK(fabs(mlb_policy_cost_us(NULL, &hp, NULL, &hold) - 5000.0) < 1e-6);
+		CHECK(fabs(mlb_policy_cost_us(&better, &hp, &better, &hold)) < 1e-6);
+		CHECK(fabs(mlb_policy_cost_us(&better, &hp, &worse, &hold)) < 1e-6);
+		CHECK(fabs(mlb_policy_cost_us(&worse, &hp, &worse, &hold) - 10000.0) < 1e-6);
 		mlb_learner_init(&l, &o, NULL);
 		gen = 0;
 		/* worse than the heuristic: rejected, nothing deployed */
 		CHECK(mlb_learner_consider(&l, &s, &worse, &hold, msg, sizeof(msg)) == 0);
 		CHECK(l.rejected == 1 && l.gen == 0 && gen == 0 && !l.live);
-		CHECK(strstr(msg, "kept the heuristic") && strstr(msg, "-2500.0 us/decision"));
+		CHECK(strstr(msg, "kept the heuristic") && strstr(msg, "10000.0 us/decision"));
 		/* better: deployed as generation 1 */
 		CHECK(mlb_learner_consider(&l, &s, &better, &hold, msg, sizeof(msg)) == 1);
 		CHECK(l.rejected == 1 && l.gen == 1 && gen == 1 && l.live);
-		CHECK(strstr(msg, "generation 1 deployed") && strstr(msg, "2500.0 us/decision"));
+		CHECK(strstr(msg, "generation 1 deployed") &&
+		      strstr(msg, "5000.0 us for the heuristic"));
 		key = slot;
 		CHECK(bpf_map_lookup_elem(s.map_fd, &key, &slot_val) == 0);
 		CHECK(!memcmp(&slot_val, &better.nn, sizeof(better.nn)));
 		/* worse than the live model: rejected, generation unchanged */
 		CHECK(mlb_learner_consider(&l, &s, &worse, &hold, msg, sizeof(msg)) == 0);
 		CHECK(l.rejected == 2 && l.gen == 1 && gen == 1 && strstr(msg, "the live model"));
+		/* a one-output model is no wait model: refused */
+		CHECK(mlb_learner_consider(&l, &s, &m, &hold, msg, sizeof(msg)) == -EINVAL);
+		CHECK(l.gen == 1 && gen == 1);
 		mlb_learner_free(&l);
 		mlb_dataset_free(&hold);
 	}

@@ -65,8 +65,8 @@ int main(void)
 		ty[k] = train.y[k];
 	/* the last 20% of the training stream is the early-stopping validation set */
 	if (mlp_init(&net, d, hidden, 2, 9) ||
-	    mlp_train(&net, xf, ty, NT * 4 / 5, xf + NT * 4 / 5 * d, ty + NT * 4 / 5, NT / 5, &o,
-		      &st))
+	    mlp_train(&net, xf, ty, NULL, NT * 4 / 5, xf + NT * 4 / 5 * d, ty + NT * 4 / 5, NULL,
+		      NT / 5, &o, &st))
 		return 1;
 	for (size_t k = 0; k < NH; k++)
 		before[k] = mlp_forward(&net, xh + k * d, NULL);

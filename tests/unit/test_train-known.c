@@ -68,7 +68,7 @@ static int xor_test(void)
 		t[k] = y[k];
 	}
 	if (mlp_init(&net, 2, hidden, 1, 3) ||
-	    mlp_train(&net, x, t, NT, x + 2 * NT, t + NT, NV, &o, &st))
+	    mlp_train(&net, x, t, NULL, NT, x + 2 * NT, t + NT, NULL, NV, &o, &st))
 		return 1;
 	acc = accuracy(&net, x + 2 * (NT + NV), y + NT + NV, NX);
 	printf("xor: test accuracy %.4f after %d epochs (best %d)\n", acc, st.epochs_run,
@@ -112,7 +112,7 @@ static int linear_test(void)
 		t[k] = y[k];
 	}
 	if (mlp_init(&net, D, hidden, 2, 4) ||
-	    mlp_train(&net, x, t, NT, x + D * NT, t + NT, NV, &o, &st))
+	    mlp_train(&net, x, t, NULL, NT, x + D * NT, t + NT, NULL, NV, &o, &st))
 		return 1;
 	acc_noisy = accuracy(&net, xt, yt, NX);
 	acc_clean = accuracy(&net, xt, ct, NX);
@@ -133,7 +133,7 @@ static int linear_test(void)
 
 	/* determinism: the same seeds train the same parameters */
 	if (mlp_init(&again, D, hidden, 2, 4) ||
-	    mlp_train(&again, x, t, NT, x + D * NT, t + NT, NV, &o, &st))
+	    mlp_train(&again, x, t, NULL, NT, x + D * NT, t + NT, NULL, NV, &o, &st))
 		return 1;
 	if (memcmp(net.params, again.params, sizeof(double) * net.n_params)) {
 		fprintf(stderr, "FAIL: training is not deterministic\n");
@@ -191,7 +191,7 @@ static int reg_fit(const double *x, const double *t, const double *clean, int d,
 	o.huber = huber;
 	o.class_w[0] = o.class_w[1] = 0.0; /* unused by a regression: must not matter */
 	if (!pred || mlp_init(&net, d, hidden, 2, 5) ||
-	    mlp_train(&net, x, t, nt, x + d * nt, t + nt, nv, &o, &st)) {
+	    mlp_train(&net, x, t, NULL, nt, x + d * nt, t + nt, NULL, nv, &o, &st)) {
 		free(pred);
 		return 1;
 	}

@@ -176,7 +176,7 @@ scan_stats() {
 }
 # last_stat KEY: the value of KEY= in the last stats line.
 # corpus_model SHAPE: CORPUS_MODEL = the valid model of the fuzz corpus whose hidden and
-# output layers are SHAPE ("4-1": valid-<features>-4-1.mlb; the input count follows the
+# output layers are SHAPE ("4-2": valid-<features>-4-2.mlb; the input count follows the
 # feature table). Fails the scenario when there is none: a missing file would let a check
 # pass (vm/perm's "nobody cannot copy a model in" did, after the corpus was renamed).
 corpus_model() {

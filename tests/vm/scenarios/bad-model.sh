@@ -8,7 +8,7 @@
 source "$MLB_ROOT/tests/vm/scenario-lib.sh"
 STATE=/tmp/mlb-state
 trap spin_stop EXIT
-corpus_model 4-1
+corpus_model 4-2
 good=$CORPUS_MODEL
 cp "$good" /tmp/bad.mlb
 printf '\x55' | dd of=/tmp/bad.mlb bs=1 seek=300 conv=notrunc status=none

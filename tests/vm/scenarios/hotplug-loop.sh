@@ -11,7 +11,7 @@ source "$MLB_ROOT/tests/vm/scenario-lib.sh"
 ONLINE=/sys/devices/system/cpu/cpu7/online
 STATE=/tmp/mlb-state
 cycles=${MLB_HOTPLUG_CYCLES:-8}
-corpus_model 4-1
+corpus_model 4-2
 [ -w $ONLINE ] || skip "CPU 7 cannot be hotplugged in this guest"
 rm -rf $STATE
 cp "$CORPUS_MODEL" /tmp/hp.mlb

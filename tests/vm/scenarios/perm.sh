@@ -29,7 +29,7 @@ wait_stats 1 30
 [ "$(stat -c %a $STATE)" = 750 ] || fail "state directory mode $(stat -c %a $STATE), expected 750"
 [ "$(stat -c %a $STATE/dataset.csv)" = 640 ] || fail "dataset mode $(stat -c %a $STATE/dataset.csv), expected 640"
 as_nobody sh -c "echo x >>$STATE/dataset.csv" 2>/dev/null && fail "nobody could append to the dataset"
-corpus_model 1
+corpus_model 2
 model=$CORPUS_MODEL
 as_nobody cp "$model" $STATE/model.mlb 2>/dev/null &&
 	fail "nobody could put a model in the state directory"

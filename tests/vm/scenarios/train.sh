@@ -4,8 +4,8 @@
 # Training on collected samples writes a valid model file: the dataset of vm/collect (its log
 # folder) when vm/collect passed in this run of the suite (same MLB_RUN_ID: never a dataset
 # left by an earlier run or commit, perhaps of an older format), else one collected here for
-# 30 s. mlb-model trains (the saving of a move, its default target), quantizes, passes its
-# agreement gate, predicts held-out savings better than their mean (r2 > 0), and the file
+# 30 s. mlb-model trains (the wait after each action, its default target), quantizes, passes
+# its agreement gate, predicts held-out waits better than their mean (r2 > 0), and the file
 # loads back (mlb-model show). The model is kept in this test's log folder for vm/infer.
 source "$MLB_ROOT/tests/vm/scenario-lib.sh"
 trap spin_stop EXIT
@@ -25,11 +25,13 @@ note "dataset $data: $("$MLB_ROOT/build/mlb-model" check "$data")"
 "$MLB_ROOT/build/mlb-model" train -e 30 -o "$MLB_OUT/model.mlb" "$data" >"$MLB_OUT/train.log" 2>&1 ||
 	fail "training failed: $(tail -n 3 "$MLB_OUT/train.log")"
 cat "$MLB_OUT/train.log"
-# the bound: the quantized model predicts the saving of held-out moves better than their mean
-# does (r2 > 0: a lower squared error than the constant prediction)
-r2=$(sed -n 's/^validation quantized saving: .* r2=\([-0-9.]*\) (ms)$/\1/p' "$MLB_OUT/train.log")
-[ -n "$r2" ] || fail "no validation metrics of the saving"
-awk -v r="$r2" 'BEGIN { exit !(r > 0) }' || fail "validation r2 $r2: no better than predicting the mean"
+# the bound: for each action, the quantized model predicts the held-out waits better than
+# their mean does (r2 > 0: a lower squared error than the constant prediction)
+for a in staying moved; do
+	r2=$(sed -n "s/^validation quantized wait if $a: .* r2=\([-0-9.]*\) (ms)\$/\1/p" "$MLB_OUT/train.log")
+	[ -n "$r2" ] || fail "no validation metrics of the wait if $a"
+	awk -v r="$r2" 'BEGIN { exit !(r > 0) }' || fail "wait if $a: validation r2 $r2, no better than the mean"
+done
 "$MLB_ROOT/build/mlb-model" show "$MLB_OUT/model.mlb" >"$MLB_OUT/model.txt" || fail "the model file does not load"
 head -n 7 "$MLB_OUT/model.txt"
 made_by_this_run # vm/infer may use the model
