@@ -131,8 +131,9 @@ $(B)/bench-work: bench/work.c
 	@mkdir -p $(B)
 	$(CC) $(CFLAGS) -o $@ $<
 
-# EEVDF vs scx_mlb in the test guest (HOST=1: on this sched_ext machine); QUICK=1, REPS=N;
-# SCHEDS="eevdf heuristic" runs a subset, MLB_ARGS="--move-cost-llc-us 200" tunes scx_mlb.
+# EEVDF vs scx_mlb (heuristic, learned, adaptive) in the test guest (HOST=1: on this sched_ext
+# machine); QUICK=1, REPS=N; SCHEDS="eevdf heuristic" runs a subset,
+# MLB_ARGS="--move-cost-llc-us 200" tunes scx_mlb.
 bench: | $(DEPS_STAMP)
 	QUICK=$(QUICK) HOST=$(HOST) REPS=$(REPS) BENCH_SCHEDS="$(SCHEDS)" BENCH_MLB_ARGS="$(MLB_ARGS)" \
 		bash bench/bench.sh

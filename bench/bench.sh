@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# make bench: EEVDF against scx_mlb, side by side, with a report and plots.
+# make bench: EEVDF against scx_mlb, side by side, with a report and plots. The schedulers:
+# eevdf, heuristic (scx_mlb --mode heuristic), learned (--mode infer with a model trained in the
+# same boot, the model alone) and adaptive (--mode adaptive, learning live turn after turn, from
+# the heuristic); BENCH_SCHEDS="eevdf heuristic" (make bench SCHEDS=...) runs a subset.
 #
 #   bench/bench.sh            (make bench)          the full set, ~30 min in the test guest
-#   QUICK=1 bench/bench.sh    (make bench QUICK=1)  shorter workloads, ~8.5 min
+#                                                   for three schedulers, a third more for four
+#   QUICK=1 bench/bench.sh    (make bench QUICK=1)  shorter workloads, ~8.5 min (three)
 #   HOST=1 bench/bench.sh     (make bench HOST=1)   on this machine, which must run a sched_ext
 #                                                   kernel (real hardware: real numbers)
 #   REPS=N                    repetitions (default 3; each runs every scheduler once)
@@ -11,7 +15,8 @@
 # state folder: the system's apt sources are not touched), then runs bench/workloads.sh in the
 # numa2x2 test guest (8 vCPUs, 2 NUMA nodes x 2 LLCs, QEMU TCG) or here, samples the host's
 # steal time beside it, and writes bench/results/<UTC date-time>/: results.csv, meta.txt,
-# lat/*.hist, report.md and PNG plots (bench/report.sh), model.mlb (the learned model). Logs
+# lat/*.hist, work.csv, learning.csv (the training run's and the adaptive turns' learning
+# curve), report.md and PNG plots (bench/report.sh), model.mlb (the learned model). Logs
 # go to build/bench/<date-time>/. Ends with the key=value lines of bench/report.sh.
 # Exit status: 0 when every run completed and the report was written, else 1.
 { # parsed whole before it runs: editing this file cannot break a running instance
@@ -81,7 +86,9 @@ if [ "$on_host" = 1 ]; then
 	accel=host
 else
 	make --no-print-directory kernel >&2 || exit 1
-	limit=$([ "$quick" = 1 ] && echo $((reps * 240 + 300)) || echo $((reps * 900 + 600)))
+	# the time budget of a scheduler turn: 80 s quick, 300 s full
+	nsched=$(wc -w <<<"${BENCH_SCHEDS:-eevdf heuristic learned adaptive}")
+	limit=$([ "$quick" = 1 ] && echo $((reps * nsched * 80 + 300)) || echo $((reps * nsched * 300 + 600)))
 	say "booting the numa2x2 test guest (QEMU TCG); the bench runs for up to $limit s"
 	# the console streams into the log; the terminal gets the bench's own progress lines
 	bash tests/vm/guest.sh --topo numa2x2 --timeout "$limit" --out "$logdir" --stream \
@@ -98,6 +105,7 @@ kill $sampler 2>/dev/null
 fill_steal "$logdir"
 cp -r "$logdir/results.csv" "$logdir/meta.txt" "$logdir/lat" "$res"/
 [ -f "$logdir/work.csv" ] && cp "$logdir/work.csv" "$res"/
+[ -f "$logdir/learning.csv" ] && cp "$logdir/learning.csv" "$res"/
 [ -f "$logdir/model.mlb" ] && cp "$logdir/model.mlb" "$res"/
 {
 	echo "accel=$accel"

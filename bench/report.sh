@@ -7,8 +7,8 @@
 #                          run,rep,slot,scheduler,workload,wall_s,migrations,ctx_switches,
 #                          lat_p50_us,lat_p99_us,lat_max_us,lat_samples,by_model,by_heur,
 #                          by_explore,steal_pct,migr_chosen,migr_forced,migr_unchosen
-#                        then one row per run. scheduler is eevdf, heuristic or learned (any may
-#                        be missing); workload is any name (build, hackbench-proc,
+#                        then one row per run. scheduler is eevdf, heuristic, learned or adaptive
+#                        (any may be missing); workload is any name (build, hackbench-proc,
 #                        hackbench-thread, latency and imbalance come first in the tables).
 #                        run, rep and slot are positive integers; the other numeric fields are
 #                        empty or a decimal number. A row whose wall_s is empty or "fail" is a
@@ -22,39 +22,85 @@
 #                        results.csv; callback a name of [a-z_]; calls..decisions non-negative
 #                        integers; ns empty or a non-negative integer (the time inside the
 #                        balancer's timer callback, balance_round only).
+#   learning.csv         optional: the learning curve, from the scx_mlb logs of the training run
+#                        and of each adaptive turn (bench/workloads.sh, learning_rows), a header
+#                        line, exactly
+#                          phase,rep,t_s,kind,gen,by_model,by_heur,by_explore,by_control,
+#                          measure,candidate_us,live_us,incumbent,deployed,accuracy,
+#                          live_accuracy
+#                        then one row per stats, retrain or rollback line, in the logs' order.
+#                        phase is train (the collect run that trains the learned model; rep 0)
+#                        or adaptive (an adaptive turn; rep is its repetition, 1 or more). t_s:
+#                        seconds since that scheduler attached, a non-negative number (a t_s
+#                        below the previous row's of the same turn starts a new life of the
+#                        scheduler: it reattached). kind, and the fields it fills (the others
+#                        are empty):
+#                          stats     gen (the generation user space deployed, 0: none), by_model,
+#                                    by_heur, by_explore, by_control: non-negative integers, the
+#                                    decisions by source since the scheduler attached (totals)
+#                          retrain   a candidate model judged (adaptive only): measure, saving
+#                                    (the line says "saves X us/decision": higher is better) or
+#                                    cost ("costs X us/decision": lower is better), one of the
+#                                    two in every retrain row of the file; candidate_us and
+#                                    live_us, numbers, that estimate per decision (us, on the
+#                                    recent held-out samples) for the candidate and for the
+#                                    incumbent, which is the heuristic or the live model
+#                                    (incumbent: heuristic or model); deployed 0 or 1; gen the
+#                                    new generation when deployed (else empty); accuracy and
+#                                    live_accuracy, both empty (the line has none) or numbers in
+#                                    0..1: the sign accuracies of candidate and incumbent there
+#                          rollback  gen, the generation handed back to the heuristic (adaptive
+#                                    only)
 # Outputs, into RESULTS_DIR (nothing is written unless the input is valid):
-#   report.md            environment, per-workload tables, key results, the plots embedded
-#   walltime.png, migrations.png, latency.png
+#   report.md            environment, per-workload tables, key results, the plots embedded; with
+#                        learning.csv, a learning section: per run (the training run, each
+#                        adaptive turn), its decisions by source, retrains deployed and kept,
+#                        rollbacks and last retrain's estimates
+#   walltime.png, migrations.png, latency.png, learning.png, policy.png
 #                        gnuplot plots; without gnuplot the report has none and one line on
-#                        stderr says so
+#                        stderr says so. With learning.csv: learning.png, the decisions by
+#                        source per second (each stats row against the previous one of that
+#                        life, the first against zero), the training run in one panel and the
+#                        adaptive turns end to end in another (turn after turn on one time
+#                        axis); policy.png, when there are retrain rows, their candidate and
+#                        incumbent estimates (deployed or kept) and sign accuracies on that
+#                        adaptive time axis, rollbacks marked
 #   summary.txt          these lines, also printed on stdout (and nothing else is):
 #                          build_time_ratio_vs_eevdf=          build_migrations_ratio_vs_eevdf=
 #                          hackbench_time_ratio_vs_eevdf=      latency_p99_ratio_vs_eevdf=
-#                          imbalance_time_ratio_vs_eevdf=      and the same five prefixed heuristic_
-#                        Unprefixed is scheduler "learned", heuristic_ is "heuristic". Each is the
-#                        median over reps of value(SCHED, rep) / value(eevdf, rep), over the reps
-#                        where both have an ok run of that workload with that value (a zero
-#                        denominator skips the rep): wall_s, migrations, or lat_p99_us of the
-#                        latency workload; hackbench pools the reps of hackbench-proc and
-#                        hackbench-thread. 3 decimals, "nan" when there is no pair.
+#                          imbalance_time_ratio_vs_eevdf=
 #                          build_unchosen_migr_pct=            build_accounted_migr_pct=
-#                        (and heuristic_): scx_mlb's own migration classes over the ok build
-#                        runs that have them, pooled: 100 * sum(migr_unchosen) / sum(migrations)
-#                        and 100 * sum(chosen + forced + unchosen) / sum(migrations), where
+#                        for scheduler "learned", then the same seven prefixed heuristic_
+#                        (scheduler "heuristic"), then prefixed adaptive_ ("adaptive"), then
+#                          learned_vs_heuristic_build_migrations_ratio=
+#                        A *_ratio_vs_eevdf is the median over reps of value(SCHED, rep) /
+#                        value(eevdf, rep), over the reps where both have an ok run of that
+#                        workload with that value (a zero denominator skips the rep): wall_s,
+#                        migrations, or lat_p99_us of the latency workload; hackbench pools the
+#                        reps of hackbench-proc and hackbench-thread. 3 decimals, "nan" when
+#                        there is no pair. learned_vs_heuristic_build_migrations_ratio is the
+#                        same with heuristic for eevdf: the median over reps of
+#                        migrations(learned, rep) / migrations(heuristic, rep) of the build.
+#                        The *_pct are scx_mlb's own migration classes over the ok build runs
+#                        that have them, pooled: 100 * sum(migr_unchosen) / sum(migrations) and
+#                        100 * sum(chosen + forced + unchosen) / sum(migrations), where
 #                        migrations is perf's count; 1 decimal, "nan" without such runs.
 # Environment: GNUPLOT names the gnuplot program (default: gnuplot).
 # Exit status: 0 success; 2, with one line on stderr and nothing written, for a usage error, a
 #   missing RESULTS_DIR or results.csv, a header that differs, a row with the wrong number of
 #   fields, an unknown scheduler, a bad workload name, a non-numeric value in a numeric field,
-#   two ok runs of one scheduler and workload in one rep, or a work.csv row that breaks its
-#   format or names a run results.csv does not have; 1 on any other failure (e.g. a
-#   RESULTS_DIR that cannot be written).
+#   two ok runs of one scheduler and workload in one rep, a work.csv row that breaks its
+#   format or names a run results.csv does not have, or a learning.csv row that breaks its
+#   format (header, field count, phase, rep, t_s, kind, a field its kind fills or leaves
+#   empty); 1 on any other failure (e.g. a RESULTS_DIR that cannot be written).
 set -euo pipefail
 
 prog=bench/report.sh
 HEADER=run,rep,slot,scheduler,workload,wall_s,migrations,ctx_switches,lat_p50_us,lat_p99_us,lat_max_us,lat_samples,by_model,by_heur,by_explore,steal_pct,migr_chosen,migr_forced,migr_unchosen
-SCHEDS="eevdf heuristic learned"
-declare -A COLOR=([eevdf]="#0072b2" [heuristic]="#e69f00" [learned]="#009e73") # in the plots
+SCHEDS="eevdf heuristic learned adaptive"
+declare -A COLOR=([eevdf]="#0072b2" [heuristic]="#e69f00" [learned]="#009e73"
+	[adaptive]="#cc79a7") # in the plots
+LEARN_HEADER=phase,rep,t_s,kind,gen,by_model,by_heur,by_explore,by_control,measure,candidate_us,live_us,incumbent,deployed,accuracy,live_accuracy
 GNUPLOT=${GNUPLOT:-gnuplot}
 
 die() { # MESSAGE: the one line on stderr for bad input, exit 2
@@ -161,6 +207,97 @@ validate_work() {
 	END { exit err }' "$2" "$1"
 }
 
+# validate_learning FILE: print nothing and succeed, or one line saying what is wrong in FILE
+# (learning.csv) and fail.
+validate_learning() {
+	awk -v hdr="$LEARN_HEADER" -v file="$1" '
+	function bad(msg) {
+		printf "%s:%d: %s\n", file, FNR, msg
+		err = 1
+		exit 1
+	}
+	function isnum(x) {
+		return x ~ /^-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$/
+	}
+	function isint(i) {
+		if ($i !~ /^[0-9]+$/)
+			bad(name[i] " \"" $i "\" is not a non-negative integer")
+	}
+	function empty(from, to,    i) {
+		for (i = from; i <= to; i++)
+			if ($i != "")
+				bad(name[i] " \"" $i "\" in a " $4 " row, where it is empty")
+	}
+	BEGIN {
+		FS = ","
+		nf = split(hdr, name, ",")
+	}
+	{ sub(/\r$/, "") }
+	FNR == 1 {
+		if ($0 != hdr)
+			bad("header is not \"" hdr "\"")
+		next
+	}
+	/^[ \t]*$/ { next }
+	{
+		if (NF != nf)
+			bad(NF " fields, expected " nf)
+		if ($1 != "train" && $1 != "adaptive")
+			bad("phase \"" $1 "\" is not train or adaptive")
+		isint(2)
+		if ($1 == "train" && $2 + 0 != 0)
+			bad("rep " $2 " of the training run, not 0")
+		if ($1 == "adaptive" && $2 + 0 < 1)
+			bad("rep " $2 " of an adaptive turn, not 1 or more")
+		if (!isnum($3) || $3 < 0)
+			bad("t_s \"" $3 "\" is not a non-negative number")
+		if ($4 == "stats") {
+			for (i = 5; i <= 9; i++)
+				isint(i)
+			empty(10, nf)
+		} else if ($4 == "retrain" || $4 == "rollback") {
+			if ($1 != "adaptive")
+				bad($4 " row in phase " $1 " (only adaptive turns retrain)")
+			empty(6, 9)
+			if ($4 == "rollback") {
+				isint(5)
+				empty(10, nf)
+				next
+			}
+			if ($10 != "saving" && $10 != "cost")
+				bad("measure \"" $10 "\" is not saving or cost")
+			if (measure != "" && $10 != measure)
+				bad("measure " $10 " after " measure " (one scx_mlb, one measure)")
+			measure = $10
+			for (i = 11; i <= 12; i++)
+				if (!isnum($i))
+					bad(name[i] " \"" $i "\" is not a number")
+			if ($13 != "heuristic" && $13 != "model")
+				bad("incumbent \"" $13 "\" is not heuristic or model")
+			if ($14 != "0" && $14 != "1")
+				bad("deployed \"" $14 "\" is not 0 or 1")
+			if ($14 == "1")
+				isint(5)
+			else if ($5 != "")
+				bad("gen \"" $5 "\" in a retrain row that was not deployed")
+			if ($15 == "" && $16 == "")
+				next
+			for (i = 15; i <= 16; i++)
+				if (!isnum($i) || $i < 0 || $i > 1)
+					bad(name[i] " \"" $i "\" is not a number in 0..1 (or both empty)")
+		} else
+			bad("kind \"" $4 "\" is not stats, retrain or rollback")
+	}
+	END {
+		if (err)
+			exit 1
+		if (FNR == 0) {
+			printf "%s: empty, no header\n", file
+			exit 1
+		}
+	}' "$1"
+}
+
 # work_table RESULTS WORK: the report section on scx_mlb's work per call, into $tmp/work.md.
 # Per scheduler, callback and workload, pooled over its ok runs: units per call (CPUs scanned
 # + queued tasks walked + domains visited + decisions, per call) and calls per run; for the
@@ -235,6 +372,206 @@ work_table() {
 	}' "$1" "$2" >"$tmp/work.md"
 }
 
+# learning_data CSV TERM: from the validated learning.csv, $tmp/learning.md (a table: per run,
+# its decisions by source, retrains and rollbacks) and, when TERM is set, the gnuplot scripts
+# learning.gp (decisions by source per second) and policy.gp (the retrain lines' estimates and
+# sign accuracies; only with retrain rows) with their data files. A rate is a stats row against
+# the previous one of the same life (the first against zero at attach). The adaptive turns are
+# laid end to end on one time axis, each from where the previous one ended, as are the lives
+# of one turn.
+learning_data() {
+	awk -v out="$tmp" -v term="$2" -v cheur="${COLOR[heuristic]}" -v cmodel="${COLOR[learned]}" \
+		-v cadapt="${COLOR[adaptive]}" '
+	# the terminal line for a picture h pixels high
+	function terminal(h,    t) {
+		t = term
+		sub(/size 960,540/, "size 960," h, t)
+		return t
+	}
+	# the dotted line and label at the start of each adaptive turn, into gnuplot script f
+	function turn_marks(f,    i, x) {
+		for (i = 1; i <= nturn["adaptive"]; i++) {
+			x = tstart["adaptive", TURN["adaptive", i]]
+			if (i > 1)
+				printf "set arrow from %.1f, graph 0 to %.1f, graph 1 nohead dashtype 3 linecolor rgb \"gray50\"\n", x, x > f
+			printf "set label \"rep %s\" at %.1f, graph 0.95 offset character 0.5, 0\n",
+				TURN["adaptive", i], x > f
+		}
+	}
+	function plot_learning(    f, n, p, i) {
+		n = ("train" in wrote) + ("adaptive" in wrote)
+		if (!n)
+			return
+		f = out "/learning.gp"
+		print terminal(n == 2 ? 810 : 540) > f
+		print "set output \"learning.png\"" > f
+		printf "set multiplot layout %d, 1\n", n > f
+		print "set grid\nset key outside right top\nset yrange [0:*]\nset offsets 0, 0, graph 0.05, 0" > f
+		print "set ylabel \"decisions per second\"" > f
+		for (i = 1; i <= 2; i++) {
+			p = i == 1 ? "train" : "adaptive"
+			if (!(p in wrote))
+				continue
+			printf "set xrange [0:%.1f]\n", xmax[p] > f
+			if (p == "train") {
+				print "set title \"Decisions by source: the training run (scx_mlb --mode collect)\"" > f
+				print "set xlabel \"seconds since the scheduler attached\"" > f
+			} else {
+				turn_marks(f)
+				print "set title \"Decisions by source: the adaptive turns, end to end\"" > f
+				print "set xlabel \"seconds of adaptive scheduling (turns end to end)\"" > f
+			}
+			printf "plot \"learning-%s.dat\" using 1:2 with lines linewidth 1.5 linecolor rgb \"%s\" title \"model\", \\\n", p, cmodel > f
+			printf "\t\"\" using 1:3 with lines linewidth 1.5 linecolor rgb \"%s\" title \"heuristic\", \\\n", cheur > f
+			print "\t\"\" using 1:5 with lines linewidth 1.5 linecolor rgb \"#d55e00\" title \"control\", \\" > f
+			print "\t\"\" using 1:4 with lines linewidth 1.5 linecolor rgb \"#56b4e9\" title \"explore\"" > f
+		}
+		print "unset multiplot" > f
+	}
+	# one series of policy.gp: column c of policy-NAME.dat, when it has rows
+	function series(name, c, style, title) {
+		if (!(name in has))
+			return ""
+		return sprintf("%s\"policy-%s.dat\" using 1:%d with points %s title \"%s\"",
+			NPS++ ? ", \\\n\t" : "", name, c, style, title)
+	}
+	function policy_series(c,    s) {
+		NPS = 0
+		s = series("deployed", c, "pointtype 7 pointsize 1.5 linecolor rgb \"" cmodel "\"",
+			"candidate, deployed")
+		s = s series("kept", c, "pointtype 6 pointsize 1.5 linecolor rgb \"gray30\"",
+			"candidate, kept out")
+		s = s series("heuristic", c, "pointtype 5 pointsize 1 linecolor rgb \"" cheur "\"",
+			"incumbent: the heuristic")
+		s = s series("model", c, "pointtype 13 pointsize 1 linecolor rgb \"" cadapt "\"",
+			"incumbent: the live model")
+		if (nrbx)
+			s = s ", \\\n\tNaN with lines dashtype 2 linewidth 1.5 linecolor rgb \"#d55e00\" title \"rollback\""
+		return s
+	}
+	function plot_policy(    f, i) {
+		if (!anyret)
+			return
+		f = out "/policy.gp"
+		print terminal(anyacc ? 810 : 540) > f
+		print "set output \"policy.png\"" > f
+		printf "set multiplot layout %d, 1\n", anyacc ? 2 : 1 > f
+		print "set grid\nset key outside right top\nset offsets 0, 0, graph 0.05, graph 0.05" > f
+		# a little room right of the last retrain, which is often at the end
+		printf "set xrange [0:%.1f]\n", (xmax["adaptive"] > 0 ? 1.03 * xmax["adaptive"] : 1) > f
+		turn_marks(f)
+		for (i = 1; i <= nrbx; i++)
+			printf "set arrow from %.1f, graph 0 to %.1f, graph 1 nohead dashtype 2 linewidth 1.5 linecolor rgb \"#d55e00\"\n", RB[i], RB[i] > f
+		print "set xlabel \"seconds of adaptive scheduling (turns end to end)\"" > f
+		printf "set title \"Retrains: estimated %s per decision on the recent held-out samples (%s is better)\"\n",
+			measure, measure == "cost" ? "lower" : "higher" > f
+		print "set ylabel \"us per decision\"" > f
+		print "plot " policy_series(2) > f
+		if (anyacc) {
+			print "set title \"Retrains: sign accuracy on the same samples\"" > f
+			print "set ylabel \"sign accuracy\"" > f
+			print "plot " policy_series(3) > f
+		}
+		print "unset multiplot" > f
+	}
+	BEGIN { FS = "," }
+	{ sub(/\r$/, "") }
+	FNR == 1 || /^[ \t]*$/ { next }
+	{
+		p = $1; r = $2 + 0; t = $3 + 0
+		if (!(p in started) || r != lrep[p] || t < lt[p]) {
+			# a new life: the next turn, or the scheduler reattached within one
+			if (p in started)
+				base[p] += lt[p]
+			started[p] = 1
+			for (k = 1; k <= 4; k++)
+				prev[p, k] = 0
+			pt[p] = 0
+			newlife[p] = 1
+			if (!((p, r) in tstart)) {
+				TURN[p, ++nturn[p]] = r
+				tstart[p, r] = base[p]
+			}
+		}
+		lrep[p] = r
+		lt[p] = t
+		x = base[p] + t
+		if (x > xmax[p])
+			xmax[p] = x
+		if ($4 == "stats") {
+			dt = t - pt[p]
+			neg = 0
+			for (k = 1; k <= 4; k++)
+				if ((d[k] = $(5 + k) - prev[p, k]) < 0)
+					neg = 1
+			if (dt > 0 && !neg) {
+				f = out "/learning-" p ".dat"
+				if (term != "" && newlife[p] && (p in wrote))
+					print "" > f # a gap in the lines
+				wrote[p] = 1
+				newlife[p] = 0
+				if (term != "")
+					printf "%.1f %.3f %.3f %.3f %.3f\n", x, d[1] / dt, d[2] / dt, d[3] / dt,
+						d[4] / dt > f
+				for (k = 1; k <= 4; k++)
+					tot[p, r, k] += d[k]
+				secs[p, r] += dt
+			}
+			for (k = 1; k <= 4; k++)
+				prev[p, k] = $(5 + k)
+			pt[p] = t
+		} else if ($4 == "retrain") {
+			k = $14 == 1 ? "deployed" : "kept"
+			has[k] = has[$13] = anyret = 1
+			measure = $10
+			if ($15 != "")
+				anyacc = 1
+			if (term != "") {
+				printf "%.1f %s %s\n", x, $11, ($15 == "" ? "NaN" : $15) > (out "/policy-" k ".dat")
+				printf "%.1f %s %s\n", x, $12, ($16 == "" ? "NaN" : $16) > (out "/policy-" $13 ".dat")
+			}
+			nret[p, r, $14]++
+			last[p, r] = sprintf("%s %s vs %s%s", measure == "cost" ? "costs" : "saves", $11, $12,
+				$15 == "" ? "" : " (" $15 " vs " $16 ")")
+		} else {
+			nrb[p, r]++
+			RB[++nrbx] = x
+		}
+	}
+	END {
+		f = out "/learning.md"
+		for (i = 1; i <= 2; i++) {
+			p = i == 1 ? "train" : "adaptive"
+			for (j = 1; j <= nturn[p]; j++) {
+				r = TURN[p, j]
+				if (!rows++) {
+					print "| run | seconds | decisions model / heur / control / explore | model share | retrains deployed / kept | rollbacks | last retrain: candidate vs incumbent, us/decision (sign accuracies) |" > f
+					print "|---|--:|--:|--:|--:|--:|---|" > f
+				}
+				m = tot[p, r, 1]; h = tot[p, r, 2]; e = tot[p, r, 3]; c = tot[p, r, 4]
+				share = m + h + e + c ? sprintf("%.1f%%", 100 * m / (m + h + e + c)) : "-"
+				if (p == "train") {
+					name = "training run (collect)"
+					rt = rb = lr = "-"
+				} else {
+					name = "adaptive, rep " r
+					rt = (nret[p, r, 1] + 0) " / " (nret[p, r, 0] + 0)
+					rb = nrb[p, r] + 0
+					lr = ((p, r) in last) ? last[p, r] : "-"
+				}
+				printf "| %s | %.0f | %.0f / %.0f / %.0f / %.0f | %s | %s | %s | %s |\n", name,
+					secs[p, r], m, h, c, e, share, rt, rb, lr > f
+			}
+		}
+		if (!rows)
+			print "learning.csv has no rows." > f
+		if (term != "") {
+			plot_learning()
+			plot_policy()
+		}
+	}' "$1"
+}
+
 # meta_get KEY: the value of KEY= in meta.txt (empty if none)
 meta_get() {
 	[ -f "$dir/meta.txt" ] || return 0
@@ -292,14 +629,14 @@ analyse() {
 		}
 		return n
 	}
-	# append to P[1..NP] the ratios value(s, r) / value(eevdf, r) of metric m on w, for every rep
+	# append to P[1..NP] the ratios value(s, r) / value(base, r) of metric m on w, for every rep
 	# r where both have the value and the denominator is not 0
-	function add_pairs(m, s, w,    i, r, d) {
+	function add_pairs(m, s, w, base,    i, r, d) {
 		for (i = 1; i <= nok[s, w]; i++) {
 			r = reps[s, w, i]
-			if (!((m, s, w, r) in val) || !((m, "eevdf", w, r) in val))
+			if (!((m, s, w, r) in val) || !((m, base, w, r) in val))
 				continue
-			d = val[m, "eevdf", w, r]
+			d = val[m, base, w, r]
 			if (d != 0)
 				P[++NP] = val[m, s, w, r] / d
 		}
@@ -314,7 +651,7 @@ analyse() {
 	# median of the per-pair ratios of metric m, scheduler s to eevdf, on workload w
 	function ratio(m, s, w) {
 		pairs_start()
-		add_pairs(m, s, w)
+		add_pairs(m, s, w, "eevdf")
 		return pairs_median()
 	}
 	# kind: s (seconds), us (microseconds), n (count); values are never negative
@@ -385,8 +722,8 @@ analyse() {
 		print pfx "build_time_ratio_vs_eevdf=" ratio("wall", s, "build") > f
 		print pfx "build_migrations_ratio_vs_eevdf=" ratio("migr", s, "build") > f
 		pairs_start()
-		add_pairs("wall", s, "hackbench-proc")
-		add_pairs("wall", s, "hackbench-thread")
+		add_pairs("wall", s, "hackbench-proc", "eevdf")
+		add_pairs("wall", s, "hackbench-thread", "eevdf")
 		print pfx "hackbench_time_ratio_vs_eevdf=" pairs_median() > f
 		print pfx "latency_p99_ratio_vs_eevdf=" ratio("p99", s, "latency") > f
 		print pfx "imbalance_time_ratio_vs_eevdf=" ratio("wall", s, "imbalance") > f
@@ -472,8 +809,7 @@ analyse() {
 		split("6 7 8 9 10 11 16", column, " ")
 		for (i in metric)
 			COL[metric[i]] = column[i]
-		OFF["eevdf"] = -0.2; OFF["heuristic"] = 0; OFF["learned"] = 0.2
-		PT["eevdf"] = 7; PT["heuristic"] = 5; PT["learned"] = 9
+		PT["eevdf"] = 7; PT["heuristic"] = 5; PT["learned"] = 9; PT["adaptive"] = 13
 	}
 	{ sub(/\r$/, "") }
 	FNR == 1 || /^[ \t]*$/ { next }
@@ -485,6 +821,7 @@ analyse() {
 		if (!(w in seen))
 			seen[w] = ++nseen
 		present[s, w] = 1
+		hassched[s] = 1
 		if ($6 == "" || $6 == "fail") {
 			nfail[s, w]++
 			nfailed++
@@ -528,7 +865,20 @@ analyse() {
 			table(WL[i])
 		keys("", "learned")
 		keys("heuristic_", "heuristic")
+		keys("adaptive_", "adaptive")
+		pairs_start()
+		add_pairs("migr", "learned", "build", "heuristic")
+		print "learned_vs_heuristic_build_migrations_ratio=" pairs_median() > (out "/summary.txt")
 		if (term != "") {
+			# the schedulers side by side around the tick of each workload, 0.2 apart
+			n = 0
+			for (i = 1; i <= nsch; i++)
+				if (SCH[i] in hassched)
+					n++
+			k = 0
+			for (i = 1; i <= nsch; i++)
+				if (SCH[i] in hassched)
+					OFF[SCH[i]] = 0.2 * (++k - (n + 1) / 2)
 			plot("walltime", "wall", "Wall time relative to the EEVDF median (median, min-max)",
 				"wall time / EEVDF median")
 			plot("migrations", "migr", "cpu-migrations relative to the EEVDF median (median, min-max)",
@@ -629,12 +979,17 @@ write_report() {
 		echo "Ratios vs EEVDF are medians of per-pair ratios: for each rep in which both the" \
 			"scheduler and EEVDF have an ok run, value(scheduler) / value(EEVDF); a zero" \
 			"EEVDF value skips the pair; nan when there is no pair. Decisions are summed over" \
-			"the ok runs; model share = model / (model + heur + explore)."
+			"the ok runs; model share = model / (model + heur + explore); the control share" \
+			"that a live model leaves to the heuristic (adaptive) is not in these columns."
 		echo
 		cat "$tmp/tables.md"
 		echo
 		if [ -f "$tmp/work.md" ]; then
 			cat "$tmp/work.md"
+			echo
+		fi
+		if [ -f "$tmp/learning.md" ]; then
+			learning_section
 			echo
 		fi
 		echo "## Key results"
@@ -663,6 +1018,48 @@ write_report() {
 	} >"$f"
 }
 
+# learning_section: the report's section on learning.csv (the table and its plots)
+learning_section() {
+	echo "## Learning"
+	echo
+	echo "From learning.csv: scx_mlb's stats, retrain and rollback lines in the training run" \
+		"(\`--mode collect\`, the run the learned model is trained on: the heuristic decides," \
+		"exploration goes against it) and in the adaptive turns (\`--mode adaptive\`, one state" \
+		"directory for all its turns: the first starts from the heuristic, each later one from" \
+		"the model the previous one saved). Decisions are summed over each run's stats lines;" \
+		"control is the share left to the heuristic beside a live model to compare the two," \
+		"and the model share here counts all four sources. A retrain line judges a candidate" \
+		"model on the most recent held-out samples: it is deployed when its estimate per" \
+		"decision beats the incumbent's (the live model's, or the heuristic's when none is" \
+		"live); the estimate is a saving (\"saves\", higher is better) or, in versions of" \
+		"scx_mlb that estimate costs, a cost (\"costs\", lower is better). A rollback gives" \
+		"the CPU back to the heuristic when the model's decisions cost clearly more than the" \
+		"control share's."
+	echo
+	cat "$tmp/learning.md"
+	echo
+	[ -n "$term" ] || return 0
+	plot_link learning "Decisions by source per second"
+	if [ -f "$tmp/learning.png" ]; then
+		echo "learning.png: decisions per second by source, each stats line against the one" \
+			"before (the training run's come every 5 s, the adaptive turns' every second): the" \
+			"training run above, the adaptive turns end to end below (dotted: a new turn). The" \
+			"model's line rising as the heuristic's falls is the adaptive scheduler taking over" \
+			"from the heuristic."
+		echo
+	fi
+	if [ ! -f "$tmp/policy.gp" ]; then
+		echo "No policy.png: no retrain line judged a candidate."
+		return 0
+	fi
+	plot_link policy "Retrain estimates and sign accuracies"
+	[ ! -f "$tmp/policy.png" ] ||
+		echo "policy.png: at each retrain of the adaptive turns, the candidate's estimate per" \
+			"decision (filled: deployed, open: kept out) against the incumbent's on the same" \
+			"samples, and below, when the retrain lines give them, their sign accuracies;" \
+			"dashed: rollbacks, dotted: a new turn."
+}
+
 # plot_link NAME CAPTION: embed NAME.png, or say why it is not there
 plot_link() {
 	if [ -f "$tmp/$1.png" ]; then
@@ -684,6 +1081,9 @@ if [ -f "$dir/work.csv" ]; then
 	msg=$(validate_work "$dir/work.csv" "$dir/results.csv") ||
 		die "${msg:-$dir/work.csv: cannot be read}"
 fi
+if [ -f "$dir/learning.csv" ]; then
+	msg=$(validate_learning "$dir/learning.csv") || die "${msg:-$dir/learning.csv: cannot be read}"
+fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-report.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -692,9 +1092,11 @@ term=$(gnuplot_terminal)
 [ -n "$term" ] || warn "gnuplot ($GNUPLOT) with a png terminal not found: report without plots"
 analyse "$dir/results.csv" "$term"
 [ ! -f "$dir/work.csv" ] || work_table "$dir/results.csv" "$dir/work.csv"
+[ ! -f "$dir/learning.csv" ] || learning_data "$dir/learning.csv" "$term"
+plots="walltime migrations latency learning policy"
 if [ -n "$term" ]; then
 	latency_data
-	for p in walltime migrations latency; do
+	for p in $plots; do
 		run_gnuplot $p
 	done
 fi
@@ -702,7 +1104,7 @@ date=$(meta_get date)
 [ -n "$date" ] || date=$(date -r "$dir/results.csv" '+%Y-%m-%d %H:%M')
 write_report "$date" "$(meta_get accel)"
 
-for p in walltime migrations latency; do
+for p in $plots; do
 	[ ! -f "$tmp/$p.png" ] || cp -f "$tmp/$p.png" "$dir/"
 done
 cp -f "$tmp/summary.txt" "$tmp/report.md" "$dir/"

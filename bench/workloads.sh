@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The benchmark proper: EEVDF against scx_mlb (heuristic) and scx_mlb (learned model), run on
-# the machine it is on (the test guest, booted by bench/bench.sh, or a sched_ext host).
+# The benchmark proper: EEVDF against scx_mlb (heuristic), scx_mlb (learned model) and scx_mlb
+# (adaptive: learning live), run on the machine it is on (the test guest, booted by
+# bench/bench.sh, or a sched_ext host).
 #
 #   MLB_ROOT=REPO MLB_OUT=DIR bench/workloads.sh LUA_TARBALL
 #
 # Environment: BENCH_QUICK=1 (short workloads), BENCH_REPS (default 3), BENCH_SCHEDS (default
-# "eevdf heuristic learned"), BENCH_MODEL (a model file: skip the training step),
+# "eevdf heuristic learned adaptive"), BENCH_MODEL (a model file: skip the training step),
 # BENCH_MLB_ARGS (extra scx_mlb options for its turns: tuning runs, recorded in meta.txt).
 #
 # 1. Trains the learned model on a run of its own: scx_mlb --mode collect under the mixed
@@ -14,16 +15,21 @@
 # 2. One unmeasured build under the kernel's scheduler, so that no measured run is the cold
 #    first build of the boot.
 # 3. BENCH_REPS repetitions; in each, every scheduler in turn, the order rotated by one per
-#    repetition (rep 1: eevdf heuristic learned, rep 2: heuristic learned eevdf, ...), so that
-#    drift of the host favours nobody. scx_mlb is started once per turn and stopped after it.
+#    repetition (rep 1: eevdf heuristic learned adaptive, rep 2: heuristic learned adaptive
+#    eevdf, ...), so that drift of the host favours nobody. scx_mlb is started once per turn
+#    and stopped after it. The adaptive scheduler keeps its state directory from turn to turn:
+#    it starts from the heuristic in its first turn and from its last saved model in the next.
 # 4. Each turn runs every workload once: build (Lua 5.4 from Debian's archive, make -j<CPUs>),
 #    hackbench-proc, hackbench-thread, latency (cyclictest at SCHED_OTHER beside one CPU hog
 #    per CPU) and imbalance (one fixed-work process per CPU, all started on one LLC domain,
 #    released to every CPU after a second).
 # Writes $MLB_OUT/results.csv (one row per run; columns in bench/report.sh), $MLB_OUT/work.csv
-# (scx_mlb's work per callback in each of its runs, by run number), $MLB_OUT/lat/
-# (latency histograms), $MLB_OUT/meta.txt, logs under $MLB_OUT/logs/. Exit status 0 when every
-# run completed; 1 when a run failed (its row says "fail") or the scheduler could not start.
+# (scx_mlb's work per callback in each of its runs, by run number), $MLB_OUT/learning.csv (the
+# learning curve: the stats, retrain and rollback lines of the training run's log and of each
+# adaptive turn's; format in bench/report.sh), $MLB_OUT/lat/ (latency histograms),
+# $MLB_OUT/meta.txt, logs under $MLB_OUT/logs/ (scx_mlb-collect.log, the training run;
+# scx_mlb-SCHED-rREP.log, each turn). Exit status 0 when every run completed; 1 when a run
+# failed (its row says "fail") or the scheduler could not start.
 { # parsed whole before it runs: editing this file cannot break a running instance
 set -uo pipefail
 : "${MLB_ROOT:?set MLB_ROOT to the repository}" "${MLB_OUT:?set MLB_OUT to the results folder}"
@@ -31,11 +37,12 @@ source "$MLB_ROOT/tests/vm/scenario-lib.sh"
 lua_tar=${1:?usage: workloads.sh LUA_TARBALL}
 quick=${BENCH_QUICK:-0}
 reps=${BENCH_REPS:-3}
-scheds=(${BENCH_SCHEDS:-eevdf heuristic learned})
-mlb_args=${BENCH_MLB_ARGS:-} # extra scx_mlb options for both its turns (tuning runs)
+scheds=(${BENCH_SCHEDS:-eevdf heuristic learned adaptive})
+mlb_args=${BENCH_MLB_ARGS:-} # extra scx_mlb options for all its turns (tuning runs)
 ncpu=$(nproc)
 logs=$MLB_OUT/logs
 mkdir -p "$logs" "$MLB_OUT/lat"
+rm -f "$MLB_OUT/learning.csv" # appended to: by the training run, then after each adaptive turn
 MLB_LOG=$logs/scx_mlb.log
 # scx_mlb writes its log itself (mlb_start): a tee copying it to the console would be a task
 # that only scx_mlb's turns have (it moved ~70 times per full build, make bench-trace).
@@ -201,6 +208,76 @@ row() {
 	log "run $run_no: rep $1 $3 $4: wall ${wall}s migrations $M_MIGR csw $M_CSW${6:+ p99 ${6}us} decisions(model,heur,explore) $M_DEC"
 }
 
+# ---- the learning curve ----------------------------------------------------------------
+
+# learning_rows PHASE REP LOG: the learning.csv rows (columns in bench/report.sh) of one
+# scx_mlb log, in its order: one per stats line (gen= and the decisions by source, by_model=
+# by_heur= by_explore= by_control=, totals since the scheduler attached, as the line has
+# them), one per retrain line that judged a candidate ("retrain: generation N deployed: saves
+# X us/decision vs Y us for the heuristic|the live model on N recent samples (sign accuracy
+# A vs B)", "retrain: kept the heuristic|the live model: candidate saves X us/decision < Y us
+# ..."; or the same with "costs X us/decision" for "saves" and no sign accuracy, the form of
+# the cost estimates) and one per rollback line ("rollback: generation N replaced by the
+# heuristic ...").
+# Retrain and rollback lines carry no time: they take the t= of the stats line that follows
+# them (the daemon prints them just before the stats line of the same second), or of the last
+# one when none follows before the end of that life of the scheduler (its exit line). Lines
+# that do not parse are left out.
+learning_rows() {
+	awk -v phase="$1" -v rep="$2" '
+	function num(x) { return x ~ /^-?[0-9]+(\.[0-9]+)?$/ }
+	function count(x) { return x ~ /^[0-9]+$/ ? x : 0 }
+	function flush(t,    i) {
+		for (i = 1; i <= np; i++)
+			printf "%s,%s,%s,%s\n", phase, rep, t, pend[i]
+		np = 0
+	}
+	BEGIN { last = "0.0" }
+	/^stats t=/ {
+		delete v
+		for (i = 2; i <= NF; i++)
+			if ((k = index($i, "=")) > 1)
+				v[substr($i, 1, k - 1)] = substr($i, k + 1)
+		if (!num(v["t"]) || v["t"] + 0 < 0)
+			next
+		last = v["t"]
+		flush(last)
+		printf "%s,%s,%s,stats,%s,%s,%s,%s,%s,,,,,,,\n", phase, rep, last, count(v["gen"]),
+			count(v["by_model"]), count(v["by_heur"]), count(v["by_explore"]),
+			count(v["by_control"])
+		next
+	}
+	/^scx_mlb: retrain: (generation [0-9]+ deployed:|kept )/ {
+		ms = x = y = a = b = ""
+		for (i = 3; i < NF; i++) {
+			if (ms == "" && ($i == "saves" || $i == "costs")) {
+				ms = $i == "saves" ? "saving" : "cost"
+				x = $(i + 1)
+				y = $(i + 4)
+			}
+			if ($i == "accuracy") { a = $(i + 1); b = $(i + 3); sub(/\)$/, "", b) }
+		}
+		if (!num(x) || !num(y) || ((a != "" || b != "") && (!num(a) || !num(b))))
+			next
+		dep = $3 == "generation"
+		pend[++np] = sprintf("retrain,%s,,,,,%s,%s,%s,%s,%d,%s,%s", dep ? $4 : "", ms, x, y,
+			$0 ~ /(for|kept) the heuristic/ ? "heuristic" : "model", dep, a, b)
+		next
+	}
+	/^scx_mlb: rollback: generation [0-9]+ / { pend[++np] = "rollback," $4 ",,,,,,,,,,," }
+	/^scx_mlb: exit: / { flush(last) } # the end of a life: its lines keep its time
+	END { flush(last) }' "$3"
+}
+
+# learning_save PHASE REP LOG: append the learning_rows of LOG to $MLB_OUT/learning.csv (its
+# header first when new).
+learning_save() {
+	local f=$MLB_OUT/learning.csv
+	[ -f "$f" ] ||
+		echo "phase,rep,t_s,kind,gen,by_model,by_heur,by_explore,by_control,measure,candidate_us,live_us,incumbent,deployed,accuracy,live_accuracy" >"$f"
+	learning_rows "$@" >>"$f"
+}
+
 # ---- workloads -------------------------------------------------------------------------
 
 w_build() { # fresh tree each time: nothing is left from the previous run
@@ -261,12 +338,17 @@ w_imbalance() {
 
 # ---- schedulers ------------------------------------------------------------------------
 
-sched_start() { # eevdf | heuristic | learned
+# learned is the model alone: no exploration, no control share left to the heuristic (the
+# heuristic decides only where the model cannot). adaptive learns live from its own decisions,
+# from the heuristic at first; its state directory (dataset, saved model) lives from turn to
+# turn, so each turn starts from the model the previous one saved.
+sched_start() { # eevdf | heuristic | learned | adaptive
 	MLB_LOG=$logs/scx_mlb-$1-r$rep.log
 	case $1 in
 	eevdf) [ "$(rd $SCX/state)" = disabled ] || fail "sched_ext is $(rd $SCX/state), not EEVDF" ;;
 	heuristic) mlb_start --mode heuristic --stats 1 $mlb_args ;;
-	learned) mlb_start --mode infer --model "$model" --explore 0 --stats 1 --state-dir "$work/state" $mlb_args ;;
+	learned) mlb_start --mode infer --model "$model" --explore 0 --control 0 --stats 1 --state-dir "$work/state" $mlb_args ;;
+	adaptive) mlb_start --mode adaptive --stats 1 --state-dir "$work/adaptive-state" $mlb_args ;;
 	*) fail "unknown scheduler $1" ;;
 	esac
 	[ "$1" = eevdf ] || mlb_wait_enabled
@@ -276,6 +358,7 @@ sched_stop() {
 	mlb_check_enabled "after the $1 turn"
 	mlb_stop INT
 	[ "$MLB_RC" = 0 ] || { log "scx_mlb exited $MLB_RC"; status=1; }
+	[ "$1" != adaptive ] || learning_save adaptive "$rep" "$MLB_LOG"
 	grep -a '^scx_mlb: summary:' "$MLB_LOG" | tail -n1
 }
 
@@ -328,10 +411,11 @@ if [[ " ${scheds[*]} " == *" learned "* ]] && [ -z "$model" ]; then
 	for ((i = 0; i < train_s / 15; i++)); do mixed_load 15 "train$i"; done
 	MLB_OUT=$saved_out
 	mlb_stop INT
+	learning_save train 0 "$MLB_LOG"
 	model=$MLB_OUT/model.mlb
 	"$MLB_ROOT/build/mlb-model" train -e 30 -o "$model" "$work/train/dataset.csv" \
 		>"$logs/train.log" 2>&1 || fail "training failed: $(tail -n 2 "$logs/train.log")"
-	log "model: $(grep -a -m1 'validation quantized saving' "$logs/train.log")"
+	log "model: $(grep -a 'validation quantized wait' "$logs/train.log" | tr '\n' ' ')"
 	echo "model=trained on $(awk 'END { print NR - 1 }' "$work/train/dataset.csv") decisions of a ${train_s}s collect run under the training mix (not a measured workload)" >>"$MLB_OUT/meta.txt"
 fi
 

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # unit/bench-report: bench/report.sh on synthetic results directories. The key=value lines of a
 # hand-computed example in which the median of per-pair ratios differs from the ratio of the
-# medians (with an even number of pairs, a failed run and a zero denominator); nan for a missing
+# medians (with an even number of pairs, a failed run and a zero denominator), for the learned,
+# heuristic and adaptive schedulers and learned against the heuristic; nan for a missing
 # scheduler; the TCG paragraph only with accel=tcg; every meta key in the report; the plots are
-# PNGs; the work-per-call tables from work.csv, pooled over ok runs; without gnuplot one line on
-# stderr and no plots; bad input (results.csv or work.csv) refused with exit 2, one line on
-# stderr and nothing written.
+# PNGs; the work-per-call tables from work.csv, pooled over ok runs; learning.csv made by
+# bench/workloads.sh's own parser (learning_rows) from synthetic scx_mlb logs, its table and the
+# learning and policy plots; without gnuplot one line on stderr and no plots; bad input
+# (results.csv, work.csv or learning.csv) refused with exit 2, one line on stderr and nothing
+# written.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 report=bench/report.sh
@@ -50,9 +53,19 @@ is_png() {
 #     -> 1.500 (mean of the per-mode medians would be 2.0, ratio of pooled medians 8.5/7)
 #   learned latency p99: 50/100=0.5 300/200=1.5 -> 1.000 (ratio of medians 175/150)
 #   learned imbalance: no run -> nan
-#   heuristic build wall: 11/10=1.1 18/20=0.9, r3 failed -> 1.000 (ratio of medians 14.5/20)
-#   heuristic build migrations: 80/100=0.8, 5/0 skipped -> 0.800
+#   heuristic build wall: 11/10=1.1 18/20=0.9, r3 failed, 30/30=1.0 10/10=1.0 -> 1.000 (ratio of
+#     medians 14.5/20)
+#   heuristic build migrations: 80/100=0.8, 5/0 skipped, 240/300=0.8, 0/50=0 -> 0.800
 #   heuristic hackbench: 12/10 -> 1.200; latency p99: 150/100 -> 1.500; imbalance 11/10 -> 1.100
+#   adaptive build wall: 8/10=0.8 30/20=1.5 27/30=0.9, r5 failed -> 0.900 (ratio of medians
+#     27/20 = 1.350)
+#   adaptive build migrations: 30/100=0.3, 40/0 skipped, 150/300=0.5 -> 0.400
+#   adaptive build classes, over r1 and r2 (r4 has none): unchosen 3+1 of 30+40 -> 5.7,
+#     accounted (20+2+3) + (30+1+1) = 57 of 70 -> 81.4
+#   adaptive hackbench: proc 11/10=1.1, thread 2/4=0.5, 5/0 skipped -> 0.800
+#   adaptive latency p99: 80/100=0.8 100/200=0.5 -> 0.650; imbalance 12/10 -> 1.200
+#   learned vs heuristic, build migrations: r1 50/80=0.625, r2 10/5=2.0, r3 both failed,
+#     r4 600/240=2.5, r5 25/0 skipped -> 2.000 (ratio of medians 37.5/80 = 0.469)
 dir=$work/ex1
 mkdir -p "$dir/lat"
 cat >"$dir/results.csv" <<EOF
@@ -87,6 +100,18 @@ $header
 28,1,1,eevdf,imbalance,10,40,100,,,,,,,,,,,
 29,1,2,heuristic,imbalance,11,30,100,,,,,0,7,0,,,,
 30,1,3,learned,schbench,5,30,100,,,,,1,2,3,,,,
+31,4,3,heuristic,build,30,240,1000,,,,,,,,,,,
+32,5,3,heuristic,build,10,0,1000,,,,,,,,,,,
+33,1,4,adaptive,build,8,30,1000,,,,,100,300,6,,20,2,3
+34,2,4,adaptive,build,30,40,1100,,,,,200,250,5,,30,1,1
+35,4,4,adaptive,build,27,150,900,,,,,300,200,4,,,,
+36,5,4,adaptive,build,fail,9999,1,,,,,1,1,1,,,,
+37,1,4,adaptive,hackbench-proc,11,800,45000,,,,,60,30,1,,,,
+38,1,4,adaptive,hackbench-thread,2,150,20000,,,,,40,10,0,,,,
+39,2,4,adaptive,hackbench-thread,5,160,20000,,,,,40,10,0,,,,
+40,1,4,adaptive,latency,30,11,3000,17,80,300,10000,10,10,0,,,,
+41,2,4,adaptive,latency,30,13,3000,18,100,350,10000,10,10,0,,,,
+42,1,4,adaptive,imbalance,12,35,100,,,,,2,5,0,,,,
 EOF
 cat >"$dir/meta.txt" <<EOF
 date=2024-05-01 12:00
@@ -117,6 +142,62 @@ EOF
 printf '# us count\n5 100\n10 50\n100 5\n' >"$dir/lat/eevdf-r1.hist"
 printf '5 80\n12 40\n400 1\n' >"$dir/lat/eevdf-r2.hist"
 printf '# learned\n0 3\n4 120\n9 20\n60 2\n' >"$dir/lat/learned-r1.hist"
+printf '3 100\n20 5\n' >"$dir/lat/adaptive-r1.hist"
+# learning.csv from scx_mlb logs, by bench/workloads.sh's own functions (learning_rows and
+# learning_save, taken from the file): the training run (collect, stats every 5 s) and two
+# adaptive turns. Turn 1 restarts (t goes back to 1.0: the daemon reattached), so its totals
+# are those of both lives: model 80, heur 105 + 20, control 5, explore 4, in 4 + 1 s; turn 2
+# starts with the saved model (gen 1). Lines that are not stats, a judged retrain or a rollback
+# are left out, as is a retrain line whose numbers do not parse.
+eval "$(sed -n '/^learning_rows() {$/,/^}$/p; /^learning_save() {$/,/^}$/p' bench/workloads.sh)"
+cat >"$work/collect.log" <<EOF
+scx_mlb: attached, slice 5000 us, balance every 100 ms, mode collect
+stats t=5.0 migr_s=3.0 queued=0 tasks=90 task_ctxs=80 by_heur=100 by_model=0 by_explore=2 by_control=0 dom0_load=0.50 gen=0 live_gen=0 samples=40 pending=3 rb_drops=0 write_dropped=0 live_acc=-1.000 live_saving_us=0.0
+work t=5.0 select_cpu_calls=10 balance_round_ns=100
+stats t=10.0 migr_s=3.0 queued=0 tasks=90 task_ctxs=80 by_heur=250 by_model=0 by_explore=5 by_control=0 gen=0 live_gen=0 live_acc=-1.000 live_saving_us=0.0
+scx_mlb: exit: kind=UNREG(64) code=0 reason="unregistered from user space" msg=""
+scx_mlb: summary: records=400 generations=0 model_decisions=0
+EOF
+cat >"$work/adaptive-1.log" <<EOF
+scx_mlb: attached, slice 5000 us, balance every 100 ms, mode adaptive
+stats t=1.0 migr_s=3.0 by_heur=40 by_model=0 by_explore=1 by_control=0 gen=0 live_gen=0 live_acc=-1.000 live_saving_us=0.0
+scx_mlb: retrain: training on 800 samples, 200 held out
+stats t=2.0 migr_s=3.0 by_heur=90 by_model=0 by_explore=2 by_control=0 gen=0 live_gen=0 live_acc=-1.000 live_saving_us=0.0
+scx_mlb: retrain: generation 1 deployed: saves 12.5 us/decision vs -3.0 us for the heuristic on 200 recent samples (sign accuracy 0.7100 vs 0.6500)
+stats t=3.0 migr_s=3.0 by_heur=100 by_model=30 by_explore=3 by_control=2 gen=1 live_gen=1 live_acc=0.710 live_saving_us=12.5
+stats t=4.0 migr_s=3.0 by_heur=105 by_model=80 by_explore=4 by_control=5 gen=1 live_gen=1 live_acc=0.710 live_saving_us=12.5
+scx_mlb: retrain: kept the live model: candidate saves 10.1 us/decision < 12.5 us on 300 recent samples (sign accuracy 0.7000 vs 0.7100)
+scx_mlb: rollback: generation 1 replaced by the heuristic after 3 bad checks: the model's decisions cost 900 us each (40 recent), the control share's 300 us (35 recent), limit 120% and 100 us more
+scx_mlb: exit: kind=ERROR(1024) code=0 reason="" msg=""
+scx_mlb: the kernel asked for a restart (CPU hotplug): reattaching
+stats t=1.0 migr_s=3.0 by_heur=20 by_model=0 by_explore=0 by_control=0 gen=0 live_gen=1 live_acc=-1.000 live_saving_us=0.0
+scx_mlb: retrain: kept the heuristic: candidate saves -nan us/decision < 1.0 us on 0 recent samples (sign accuracy 1.0000 vs 1.0000)
+EOF
+cat >"$work/adaptive-2.log" <<EOF
+scx_mlb: model /tmp/state/model.mlb loaded: generation 1
+stats t=1.0 migr_s=3.0 by_heur=5 by_model=50 by_explore=1 by_control=3 gen=1 live_gen=1 live_acc=-1.000 live_saving_us=0.0
+scx_mlb: retrain: generation 2 deployed: saves 20.0 us/decision vs 15.0 us for the live model on 400 recent samples (sign accuracy 0.8000 vs 0.7500)
+stats t=2.0 migr_s=3.0 by_heur=10 by_model=120 by_explore=2 by_control=6 gen=2 live_gen=2 live_acc=0.800 live_saving_us=20.0
+EOF
+MLB_OUT=$dir learning_save train 0 "$work/collect.log"
+MLB_OUT=$dir learning_save adaptive 1 "$work/adaptive-1.log"
+MLB_OUT=$dir learning_save adaptive 2 "$work/adaptive-2.log"
+learn_header=phase,rep,t_s,kind,gen,by_model,by_heur,by_explore,by_control,measure,candidate_us,live_us,incumbent,deployed,accuracy,live_accuracy
+[ "$(cat "$dir/learning.csv")" = "$learn_header
+train,0,5.0,stats,0,0,100,2,0,,,,,,,
+train,0,10.0,stats,0,0,250,5,0,,,,,,,
+adaptive,1,1.0,stats,0,0,40,1,0,,,,,,,
+adaptive,1,2.0,stats,0,0,90,2,0,,,,,,,
+adaptive,1,3.0,retrain,1,,,,,saving,12.5,-3.0,heuristic,1,0.7100,0.6500
+adaptive,1,3.0,stats,1,30,100,3,2,,,,,,,
+adaptive,1,4.0,stats,1,80,105,4,5,,,,,,,
+adaptive,1,4.0,retrain,,,,,,saving,10.1,12.5,model,0,0.7000,0.7100
+adaptive,1,4.0,rollback,1,,,,,,,,,,,
+adaptive,1,1.0,stats,0,0,20,0,0,,,,,,,
+adaptive,2,1.0,stats,1,50,5,1,3,,,,,,,
+adaptive,2,2.0,retrain,2,,,,,saving,20.0,15.0,model,1,0.8000,0.7500
+adaptive,2,2.0,stats,2,120,10,2,6,,,,,,," ] || fail "learning_rows: learning.csv
+$(cat "$dir/learning.csv")"
 run_report "$dir"
 expect_ok "example 1" "build_time_ratio_vs_eevdf=0.950
 build_migrations_ratio_vs_eevdf=0.500
@@ -131,7 +212,15 @@ heuristic_hackbench_time_ratio_vs_eevdf=1.200
 heuristic_latency_p99_ratio_vs_eevdf=1.500
 heuristic_imbalance_time_ratio_vs_eevdf=1.100
 heuristic_build_unchosen_migr_pct=5.9
-heuristic_build_accounted_migr_pct=94.1"
+heuristic_build_accounted_migr_pct=94.1
+adaptive_build_time_ratio_vs_eevdf=0.900
+adaptive_build_migrations_ratio_vs_eevdf=0.400
+adaptive_hackbench_time_ratio_vs_eevdf=0.800
+adaptive_latency_p99_ratio_vs_eevdf=0.650
+adaptive_imbalance_time_ratio_vs_eevdf=1.200
+adaptive_build_unchosen_migr_pct=5.7
+adaptive_build_accounted_migr_pct=81.4
+learned_vs_heuristic_build_migrations_ratio=2.000"
 md=$dir/report.md
 { grep -q 'QEMU TCG' "$md" && grep -q 'no cache model' "$md"; } ||
 	fail "example 1: no TCG paragraph with accel=tcg"
@@ -156,12 +245,23 @@ awk '/^\*\*heuristic\*\*$/ { h = 1 } h && /^\| select_cpu \| 3\.50 \(100\) \|$/ 
 	/^\*\*learned\*\*$/ { h = 0; l = 1 } l && /^\| select_cpu \| 4\.00 \(100\) \|$/ { d = 1 }
 	END { exit !(a && b && c && d) }' "$md" || fail "example 1: work per call table"
 if grep -q '^\*\*eevdf\*\*$' "$md"; then fail "example 1: a work table for EEVDF"; fi
-grep -q '2 failed' "$md" || fail "example 1: failed runs not counted"
+grep -q '3 failed' "$md" || fail "example 1: failed runs not counted"
 { grep -qF '```' "$md" && grep -qxF 'heuristic_imbalance_time_ratio_vs_eevdf=1.100' "$md"; } ||
 	fail "example 1: no key results block"
+grep -qF '| adaptive | 3 | 1 | 27.00 (8.00-30.00) | 40 (30-150) | 1000 (900-1100) | 0.900 | 0.400 | 600 / 750 / 15 | 44.0% | - | 50 / 3 / 4 (81.4%) |' "$md" ||
+	fail "example 1: adaptive build row"
+grep -qF '| adaptive | 2 | 17.5 (17-18) | 90 (80-100) | 325 (300-350) | 0.650 | 20000 |' "$md" ||
+	fail "example 1: adaptive latency row"
+# the learning table: totals over each run's lives (turn 1: 80 + 0 model, 105 + 20 heur, ...),
+# seconds 10, 4 + 1 and 2; model share 80 / 214 and 120 / 138
+awk '/^## Learning$/ { l = 1 } l && /^## / && !/^## Learning$/ { l = 0 }
+	l && $0 == "| training run (collect) | 10 | 0 / 250 / 0 / 5 | 0.0% | - | - | - |" { a = 1 }
+	l && $0 == "| adaptive, rep 1 | 5 | 80 / 125 / 5 / 4 | 37.4% | 1 / 1 | 1 | saves 10.1 vs 12.5 (0.7000 vs 0.7100) |" { b = 1 }
+	l && $0 == "| adaptive, rep 2 | 2 | 120 / 10 / 6 / 2 | 87.0% | 1 / 0 | 0 | saves 20.0 vs 15.0 (0.8000 vs 0.7500) |" { c = 1 }
+	END { exit !(a && b && c) }' "$md" || fail "example 1: learning table"
 if command -v gnuplot >/dev/null; then
 	[ -z "$err" ] || fail "example 1: stderr '$err'"
-	for p in walltime migrations latency; do
+	for p in walltime migrations latency learning policy; do
 		is_png "$dir/$p.png" || fail "example 1: $p.png is not a PNG"
 		grep -qF "]($p.png)" "$md" || fail "example 1: $p.png not embedded"
 	done
@@ -196,7 +296,15 @@ heuristic_hackbench_time_ratio_vs_eevdf=1.500
 heuristic_latency_p99_ratio_vs_eevdf=0.750
 heuristic_imbalance_time_ratio_vs_eevdf=nan
 heuristic_build_unchosen_migr_pct=nan
-heuristic_build_accounted_migr_pct=nan"
+heuristic_build_accounted_migr_pct=nan
+adaptive_build_time_ratio_vs_eevdf=nan
+adaptive_build_migrations_ratio_vs_eevdf=nan
+adaptive_hackbench_time_ratio_vs_eevdf=nan
+adaptive_latency_p99_ratio_vs_eevdf=nan
+adaptive_imbalance_time_ratio_vs_eevdf=nan
+adaptive_build_unchosen_migr_pct=nan
+adaptive_build_accounted_migr_pct=nan
+learned_vs_heuristic_build_migrations_ratio=nan"
 if grep -q 'TCG' "$dir/report.md"; then fail "example 2: TCG paragraph with accel=host"; fi
 grep -qxF 'accel=host' "$dir/report.md" || fail "example 2: meta not in report.md"
 if command -v gnuplot >/dev/null; then
@@ -204,11 +312,65 @@ if command -v gnuplot >/dev/null; then
 	[ ! -e "$dir/latency.png" ] || fail "example 2: latency.png without any histogram"
 	grep -q 'No latency plot' "$dir/report.md" || fail "example 2: missing latency plot not explained"
 fi
+if grep -q '^## Learning' "$dir/report.md"; then fail "example 2: a learning section without learning.csv"; fi
+[ ! -e "$dir/learning.png" ] && [ ! -e "$dir/policy.png" ] || fail "example 2: learning plots without learning.csv"
+
+# Example 3: a learning.csv of the training run alone (no adaptive turn): its table row and
+# learning.png, no policy.png and a line that says why. Example 4: a learning.csv that is only
+# its header: said so, no learning plot. Both with example 2's results.
+dir=$work/ex3
+mkdir -p "$dir"
+cp "$work/ex2/results.csv" "$work/ex2/meta.txt" "$dir/"
+grep -e '^phase,' -e '^train,' "$work/ex1/learning.csv" >"$dir/learning.csv"
+run_report "$dir"
+[ $rc -eq 0 ] && [ "$out" = "$(cat "$work/ex2/summary.txt")" ] || fail "example 3: exit $rc, stderr '$err'"
+grep -qxF '| training run (collect) | 10 | 0 / 250 / 0 / 5 | 0.0% | - | - | - |' "$dir/report.md" ||
+	fail "example 3: learning table"
+if command -v gnuplot >/dev/null; then
+	is_png "$dir/learning.png" || fail "example 3: learning.png is not a PNG"
+	[ ! -e "$dir/policy.png" ] || fail "example 3: policy.png without a retrain row"
+	grep -q '^No policy.png: no retrain line' "$dir/report.md" || fail "example 3: missing policy plot not explained"
+fi
+dir=$work/ex4
+mkdir -p "$dir"
+cp "$work/ex2/results.csv" "$dir/"
+head -n 1 "$work/ex1/learning.csv" >"$dir/learning.csv"
+run_report "$dir"
+[ $rc -eq 0 ] || fail "example 4: exit $rc, stderr '$err'"
+grep -qxF 'learning.csv has no rows.' "$dir/report.md" || fail "example 4: empty learning.csv not said"
+[ ! -e "$dir/learning.png" ] && [ ! -e "$dir/policy.png" ] || fail "example 4: learning plots without rows"
+
+# Example 5: retrain lines that estimate costs ("costs X us/decision", no sign accuracy), as
+# the cost-estimating scx_mlb prints them: measure cost, empty accuracies, a one-panel
+# policy.png
+dir=$work/ex5
+mkdir -p "$dir"
+cp "$work/ex2/results.csv" "$dir/"
+cat >"$work/adaptive-cost.log" <<EOF
+stats t=1.0 migr_s=3.0 by_heur=40 by_model=0 by_explore=1 by_control=0 gen=0 live_gen=0 live_cost_us=0.0
+scx_mlb: retrain: generation 1 deployed: costs 850.2 us/decision vs 900.0 us for the heuristic on 1500 recent decisions (doubly robust estimate)
+stats t=2.0 migr_s=3.0 by_heur=42 by_model=30 by_explore=2 by_control=2 gen=1 live_gen=1 live_cost_us=850.2
+scx_mlb: retrain: kept the live model: candidate costs 870.0 us/decision > 850.2 us on 1600 recent decisions (doubly robust estimate)
+EOF
+MLB_OUT=$dir learning_save adaptive 1 "$work/adaptive-cost.log"
+[ "$(cat "$dir/learning.csv")" = "$learn_header
+adaptive,1,1.0,stats,0,0,40,1,0,,,,,,,
+adaptive,1,2.0,retrain,1,,,,,cost,850.2,900.0,heuristic,1,,
+adaptive,1,2.0,stats,1,30,42,2,2,,,,,,,
+adaptive,1,2.0,retrain,,,,,,cost,870.0,850.2,model,0,," ] || fail "learning_rows, costs: learning.csv
+$(cat "$dir/learning.csv")"
+run_report "$dir"
+[ $rc -eq 0 ] || fail "example 5: exit $rc, stderr '$err'"
+grep -qxF '| adaptive, rep 1 | 2 | 30 / 42 / 2 / 2 | 39.5% | 1 / 1 | 0 | costs 870.0 vs 850.2 |' "$dir/report.md" ||
+	fail "example 5: learning table"
+if command -v gnuplot >/dev/null; then
+	is_png "$dir/policy.png" || fail "example 5: policy.png is not a PNG"
+fi
 
 # Without gnuplot: the report, no plots, exactly one line on stderr
 dir=$work/nognuplot
 mkdir -p "$dir"
-cp "$work/ex2/results.csv" "$work/ex2/meta.txt" "$dir/"
+cp "$work/ex2/results.csv" "$work/ex2/meta.txt" "$work/ex1/learning.csv" "$dir/"
 out=$(GNUPLOT=/nonexistent/gnuplot "$report" "$dir" 2>"$work/stderr")
 rc=$?
 n=$((n + 1))
@@ -216,6 +378,8 @@ n=$((n + 1))
 	[ "$out" = "$(cat "$work/ex2/summary.txt")" ]; } ||
 	fail "no gnuplot: exit $rc, stderr '$(cat "$work/stderr")'"
 [ -z "$(find "$dir" -name '*.png')" ] || fail "no gnuplot: plots written"
+grep -qxF '| adaptive, rep 2 | 2 | 120 / 10 / 6 / 2 | 87.0% | 1 / 0 | 0 | saves 20.0 vs 15.0 (0.8000 vs 0.7500) |' "$dir/report.md" ||
+	fail "no gnuplot: no learning table"
 
 # Bad input: exit 2, nothing on stdout, one line on stderr, nothing written
 # refused NAME DIR
@@ -266,6 +430,41 @@ badwork bad-ns "$wh" 1,balance_round,1,1,1,1,1,x
 badwork bad-callback "$wh" "1,Dispatch,1,1,1,1,1,"
 badwork too-few-fields "$wh" 1,dispatch,1,1,1,1,1
 badwork duplicate "$wh" 1,dispatch,1,1,1,1,1, 1,dispatch,1,1,1,1,1,
+# badlearn NAME LEARNING_LINES...: a valid results.csv beside a learning.csv with those lines,
+# refused
+badlearn() {
+	local d=$work/badlearn-$1
+	mkdir -p "$d"
+	printf '%s\n' "$header" "$ok_row" >"$d/results.csv"
+	printf '%s\n' "${@:2}" >"$d/learning.csv"
+	refused "learning $1" "$d"
+}
+lh=$learn_header
+ls_row=adaptive,1,2.0,stats,0,0,90,2,0,,,,,,,
+lr_row=adaptive,1,3.0,retrain,1,,,,,saving,12.5,-3.0,heuristic,1,0.7100,0.6500
+badlearn wrong-header "${lh/incumbent/baseline}" "$ls_row"
+badlearn no-header "$ls_row"
+badlearn empty-file
+badlearn too-few-fields "$lh" "${ls_row%,}"
+badlearn too-many-fields "$lh" "$ls_row,"
+badlearn unknown-phase "$lh" "${ls_row/adaptive/learned}"
+badlearn unknown-kind "$lh" "${ls_row/stats/status}"
+badlearn train-rep-not-0 "$lh" "${ls_row/adaptive,1/train,1}"
+badlearn adaptive-rep-0 "$lh" "${ls_row/adaptive,1/adaptive,0}"
+badlearn negative-time "$lh" "${ls_row/2.0/-1.0}"
+badlearn stats-not-integer "$lh" "${ls_row/90/90.5}"
+badlearn stats-extra-field "$lh" adaptive,1,2.0,stats,0,0,90,2,0,,1.0,,,,,
+badlearn retrain-in-training "$lh" "${lr_row/adaptive,1/train,0}"
+badlearn retrain-not-a-number "$lh" "${lr_row/12.5/12.5us}"
+badlearn retrain-deployed-2 "$lh" adaptive,1,3.0,retrain,,,,,,saving,12.5,-3.0,heuristic,2,0.7100,0.6500
+badlearn retrain-incumbent "$lh" "${lr_row/heuristic/eevdf}"
+badlearn retrain-accuracy-above-1 "$lh" "${lr_row/0.7100/1.7100}"
+badlearn retrain-kept-with-gen "$lh" "${lr_row/heuristic,1/heuristic,0}"
+badlearn retrain-with-decisions "$lh" adaptive,1,3.0,retrain,1,5,,,,saving,12.5,-3.0,heuristic,1,0.7100,0.6500
+badlearn retrain-unknown-measure "$lh" "${lr_row/saving/value}"
+badlearn retrain-two-measures "$lh" "$lr_row" "${lr_row/saving/cost}"
+badlearn retrain-one-accuracy "$lh" "${lr_row/,0.6500/,}"
+badlearn rollback-without-gen "$lh" adaptive,1,3.0,rollback,,,,,,,,,,,,
 refused missing-dir "$work/no-such-dir"
 mkdir -p "$work/no-csv"
 cp "$work/ex1/meta.txt" "$work/no-csv/"
