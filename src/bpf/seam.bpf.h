@@ -167,31 +167,33 @@ MLB_ASSERT(MLB_STAT_BY_MODEL == MLB_STAT_BY_HEURISTIC + MLB_BY_MODEL &&
 __noinline int mlb_decide_rec(struct mlb_decision_rec *r, struct task_ctx *tctx)
 {
 	struct mlb_score sc;
-	u32 p_go; /* the probability, per million, that the policy said move */
-	bool go, model_go;
+	bool go;
 
 	if (!r || !tctx)
 		return 0;
 	go = r->heuristic;
-	p_go = go ? MLB_PPM_ONE : 0;
+	/* until the end, prop_ppm is the probability that the policy said move (in the record,
+	 * not on the stack: the deepest call chain must fit 512 bytes, see heur_params) */
+	r->prop_ppm = go ? MLB_PPM_ONE : 0;
 	r->decider = MLB_BY_HEURISTIC;
 	r->score = 0;
 	r->model_gen = 0;
 	if (mode == MLB_MODE_INFER) {
 		if (!mlb_model_run(&r->f, &sc)) {
-			model_go = mlb_saving_decide(sc.score, &r->f, &heur_params);
 			r->score = sc.score;
 			r->model_gen = sc.gen;
 			/* a shared line: written by one decision per swap, not by all */
 			if (model_gen_seen != sc.gen)
 				model_gen_seen = sc.gen;
 			/* the control share: the heuristic decides, to compare the two live */
-			p_go = (model_go ? MLB_PPM_ONE - control_ppm : 0) +
-			       (r->heuristic ? control_ppm : 0);
+			r->prop_ppm = (r->heuristic ? control_ppm : 0) +
+				      (mlb_saving_decide(r->score, &r->f, &heur_params)
+					   ? MLB_PPM_ONE - control_ppm
+					   : 0);
 			if (control_ppm && bpf_get_prandom_u32() % MLB_PPM_ONE < control_ppm) {
 				r->decider = MLB_BY_CONTROL;
 			} else {
-				go = model_go;
+				go = mlb_saving_decide(r->score, &r->f, &heur_params);
 				r->decider = MLB_BY_MODEL;
 			}
 		} else if (READ_ONCE_U32(model_gen)) {
@@ -200,15 +202,16 @@ __noinline int mlb_decide_rec(struct mlb_decision_rec *r, struct task_ctx *tctx)
 	}
 	if (mode != MLB_MODE_HEURISTIC && explore_ppm) {
 		/* P(move) = (1 - explore) P(the policy said move) + explore P(it said stay) */
-		p_go = ((u64)p_go * (MLB_PPM_ONE - explore_ppm) +
-			(u64)(MLB_PPM_ONE - p_go) * explore_ppm) /
-		       MLB_PPM_ONE;
+		r->prop_ppm = ((u64)r->prop_ppm * (MLB_PPM_ONE - explore_ppm) +
+			       (u64)(MLB_PPM_ONE - r->prop_ppm) * explore_ppm) /
+			      MLB_PPM_ONE;
 		if (bpf_get_prandom_u32() % MLB_PPM_ONE < explore_ppm) {
 			go = !go;
 			r->decider = MLB_BY_EXPLORE;
 		}
 	}
-	r->prop_ppm = go ? p_go : MLB_PPM_ONE - p_go;
+	if (!go)
+		r->prop_ppm = MLB_PPM_ONE - r->prop_ppm;
 	/* work conservation, whoever decided: see mlb_wait_bound_hit() */
 	if (!go && r->f.v[MLB_F_DST_IDLE] &&
 	    (u64)r->f.v[MLB_F_TASK_WAITED_US] * 1000 >= max_wait_ns) {
