@@ -209,6 +209,23 @@ static void stat_inc(u32 idx)
 		(*cnt)++;
 }
 
+/*
+ * rb_output - bpf_ringbuf_output() of @size bytes at @data to the ring buffer @rb without
+ * waking its reader, unless the ring is half full. Waking the daemon for every record made
+ * it a task the scheduler placed once per record, each placement a decision recorded in
+ * turn: a feedback loop (a 19 s build made 48,700 decisions and 81,900 context switches in
+ * infer mode, 3,000 and 11,300 in heuristic mode). The daemon reads both rings every 100 ms.
+ */
+static long rb_output(void *rb, void *data, u64 size)
+{
+	u64 flags = bpf_ringbuf_query(rb, BPF_RB_AVAIL_DATA) >
+			    bpf_ringbuf_query(rb, BPF_RB_RING_SIZE) / 2
+			? BPF_RB_FORCE_WAKEUP
+			: BPF_RB_NO_WAKEUP;
+
+	return bpf_ringbuf_output(rb, data, size, flags);
+}
+
 static struct mlb_work *work_here(void)
 {
 	u32 key = 0;

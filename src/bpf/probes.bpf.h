@@ -34,7 +34,7 @@ static void probe_end(struct task_ctx *tctx, u64 now, u32 flags)
 	o.imbal_before = tctx->pr_imbal;
 	o.imbal_after = mlb_clamp(after, MLB_MIN_IMBALANCE, MLB_MAX_IMBALANCE);
 	tctx->pr_id = 0;
-	if (bpf_ringbuf_output(&outcomes, &o, sizeof(o), 0))
+	if (rb_output(&outcomes, &o, sizeof(o)))
 		stat_inc(MLB_STAT_DROP_OUTCOME);
 	else
 		stat_inc(MLB_STAT_OUTCOMES);

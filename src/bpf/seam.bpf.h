@@ -227,7 +227,7 @@ __noinline int mlb_decide_rec(struct mlb_decision_rec *r, struct task_ctx *tctx)
 		return go;
 	r->id = __sync_fetch_and_add(&decision_seq, 1) + 1;
 	r->decision = go;
-	if (bpf_ringbuf_output(&decisions, r, sizeof(*r), 0))
+	if (rb_output(&decisions, r, sizeof(*r)))
 		stat_inc(MLB_STAT_DROP_DECISION);
 	else
 		probe_start(tctx, r, r->ts_ns);
