@@ -6,7 +6,7 @@
 #
 #   bench/bench.sh            (make bench)          the full set, ~30 min in the test guest
 #                                                   for three schedulers, a third more for four
-#   QUICK=1 bench/bench.sh    (make bench QUICK=1)  shorter workloads, ~8.5 min (three)
+#   QUICK=1 bench/bench.sh    (make bench QUICK=1)  shorter workloads, ~26 min for four schedulers (single-threaded TCG)
 #   HOST=1 bench/bench.sh     (make bench HOST=1)   on this machine, which must run a sched_ext
 #                                                   kernel (real hardware: real numbers)
 #   REPS=N                    repetitions (default 3; each runs every scheduler once)
@@ -86,9 +86,10 @@ if [ "$on_host" = 1 ]; then
 	accel=host
 else
 	make --no-print-directory kernel >&2 || exit 1
-	# the time budget of a scheduler turn: 80 s quick, 300 s full
+	# the time budget of a scheduler turn: 180 s quick, 600 s full (a quick turn took about
+	# 120 s under single-threaded TCG, 2026-12-06), plus the training run and the boot
 	nsched=$(wc -w <<<"${BENCH_SCHEDS:-eevdf heuristic learned adaptive}")
-	limit=$([ "$quick" = 1 ] && echo $((reps * nsched * 80 + 300)) || echo $((reps * nsched * 300 + 600)))
+	limit=$([ "$quick" = 1 ] && echo $((reps * nsched * 180 + 400)) || echo $((reps * nsched * 600 + 900)))
 	say "booting the numa2x2 test guest (QEMU TCG); the bench runs for up to $limit s"
 	# the console streams into the log; the terminal gets the bench's own progress lines
 	bash tests/vm/guest.sh --topo numa2x2 --timeout "$limit" --out "$logdir" --stream \
