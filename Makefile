@@ -68,7 +68,8 @@ $(B)/mlb-version.h: FORCE
 FORCE:
 
 MLB_SRCS := src/scx_mlb.c src/topology.c src/stats.c src/collect.c src/learn.c \
-	src/ml/data.c src/ml/model.c src/ml/mlp.c src/ml/quant.c src/ml/metrics.c src/ml/train.c
+	src/ml/data.c src/ml/model.c src/ml/mlp.c src/ml/quant.c src/ml/metrics.c src/ml/train.c \
+	src/ml/ope.c
 $(B)/scx_mlb: $(MLB_SRCS) $(wildcard src/*.h) $(wildcard include/mlb/*.h) $(B)/scx_mlb.skel.h \
 		$(B)/mlb-version.h
 	$(CC) $(CFLAGS) -Isrc -o $@ $(MLB_SRCS) $(LDLIBS_BPF) -lm -lpthread

@@ -22,6 +22,7 @@
 #include "learn.h"
 #include "ml/err.h"
 #include "ml/train.h"
+#include "ml/ope.h"
 
 _Static_assert(MLB_SAVING_FRAC == MLB_NN_FRAC_BITS, "a saving score is the Q15.16 output");
 
@@ -137,45 +138,6 @@ double mlb_policy_accuracy(const struct mlb_model *m, const struct mlb_heur_para
 		right += go == y[k];
 	}
 	return n ? (double)right / n : 1.0;
-}
-
-/* Whether policy @m (NULL: the heuristic) moves the task of @f; the wait bound moves for both,
- * as in the seam. */
-static bool policy_moves(const struct mlb_model *m, const struct mlb_heur_params *hp,
-			 const struct mlb_features *f)
-{
-	bool go =
-	    m ? mlb_saving_decide(mlb_model_score(m, f->v), f, hp) : mlb_heuristic_decide(f, hp);
-
-	return go || mlb_wait_bound_hit(f, hp);
-}
-
-double mlb_policy_cost_us(const struct mlb_model *m, const struct mlb_heur_params *hp,
-			  const struct mlb_model *q, const struct mlb_dataset *d)
-{
-	double sum = 0.0;
-
-	for (size_t k = 0; k < d->n; k++) {
-		struct mlb_nn_scratch s;
-		struct mlb_features f;
-		double cost, qa[2] = {}, r;
-		int pi, a = d->a[k];
-
-		memcpy(f.v, d->x + k * MLB_NR_FEATURES, sizeof(f.v));
-		cost = (double)mlb_move_cost_us(&f, hp);
-		pi = policy_moves(m, hp, &f);
-		if (q) { /* the reward model: its waits, in us, plus the cost of a move */
-			if (mlb_nn_forward(&q->nn, f.v, MLB_NR_FEATURES, &s))
-				abort(); /* a valid model always runs */
-			for (int b = 0; b < 2; b++)
-				qa[b] = mlb_nn_output(&s, b) * 1000.0 / MLB_NN_ONE + b * cost;
-		}
-		r = (d->t[k] < MLB_WAIT_MAX_US ? d->t[k] : MLB_WAIT_MAX_US) + a * cost;
-		sum += qa[pi];
-		if (pi == a) /* the logged action is the policy's: correct the model by it */
-			sum += (r - qa[a]) * MLB_PPM_ONE / (d->p[k] ? d->p[k] : 1);
-	}
-	return d->n ? sum / d->n : 0.0;
 }
 
 int mlb_learner_consider(struct mlb_learner *l, struct mlb_model_slots *s,

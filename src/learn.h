@@ -15,6 +15,7 @@
 #include "ml/data.h"
 #include "ml/model.h"
 #include "collect.h"
+#include "ml/ope.h"
 
 /*
  * The BPF side's model slots (see "The deployed model" in src/bpf/scx_mlb.bpf.c): the models
@@ -144,20 +145,7 @@ int mlb_learner_tick(struct mlb_learner *l, struct mlb_model_slots *s,
 int mlb_learner_observe(struct mlb_learner *l, struct mlb_model_slots *s,
 			const struct mlb_collect_stats *cs, char *msg, size_t msgsz);
 
-/*
- * mlb_policy_cost_us - the doubly robust off-policy estimate of what a policy costs per
- * decision, in microseconds, on the logged decisions @d (features x, wait t from the decision
- * to the next run, action a taken with probability p): the policy is the model @m when not
- * NULL (mlb_saving_decide() on its score), else the heuristic @hp, the wait bound moving for
- * both as in the seam. With q(x, b) = the reward model @q's wait for action b (output b, us)
- * plus the move's cost for a move (0 for all when @q is NULL: plain inverse propensity
- * scoring), and r = min(t, MLB_WAIT_MAX_US) + a * cost, it is the mean over the rows of
- *     q(x, pi(x)) + [pi(x) == a] * (r - q(x, a)) / p
- * Unbiased when the logged probabilities are right, whatever @q; @q only lowers the
- * variance. Lower is better; 0.0 for an empty @d.
- */
-double mlb_policy_cost_us(const struct mlb_model *m, const struct mlb_heur_params *hp,
-			  const struct mlb_model *q, const struct mlb_dataset *d);
+/* mlb_policy_cost_us(), the gate's estimate, is in ml/ope.h. */
 
 /*
  * mlb_policy_accuracy - share of the @n rows of @x (MLB_NR_FEATURES each) whose label @y the

@@ -3,7 +3,7 @@
 # loader and of the dataset CSV reader and `make bench-nn`. Included by the top-level Makefile.
 
 ML_SRCS := src/ml/model.c src/ml/mlp.c src/ml/quant.c src/ml/data.c src/ml/metrics.c \
-	src/ml/train.c
+	src/ml/train.c src/ml/ope.c
 ML_HDRS := $(wildcard src/ml/*.h) $(wildcard include/mlb/*.h)
 ML_TESTS := $(addprefix $(B)/tests/unit/,gradcheck train-known quant-agreement model-reject \
 	nn-bpf-exact)

@@ -18,6 +18,7 @@
 #include "data.h"
 #include "metrics.h"
 #include "model.h"
+#include "ope.h"
 #include "train.h"
 
 #define EXIT_USAGE   2
@@ -34,6 +35,9 @@ static const char usage_text[] =
     "  show MODEL                          print a model file readably\n"
     "  eval [--label=COL] MODEL DATA.csv   metrics of the (quantized) model on a CSV\n"
     "  check [--label=COL] DATA.csv        validate a dataset: rows and target signs\n"
+    "  ope MODEL DATA.csv                  what the model's policy and the heuristic's would\n"
+    "                                      have cost per decision on scx_mlb's records\n"
+    "                                      (doubly robust, default move costs)\n"
     "  score MODEL DATA.csv                the model's score of every row, one per line\n"
     "                                      (Q15.16 integer, as scx_mlb computes it)\n"
     "  synth [--seed=N] [--noise=P] N OUT.csv\n"
@@ -420,6 +424,53 @@ out:
 	return ret;
 }
 
+/*
+ * ope MODEL DATA.csv: the doubly robust cost per decision of the model's policy and of the
+ * heuristic on the logged decisions of DATA (scx_mlb's dataset: first_wait_us, decision,
+ * prop_ppm), the model as the reward model of both, and what the logged decisions cost.
+ */
+static int cmd_ope(int argc, char **argv)
+{
+	struct mlb_heur_params hp;
+	struct mlb_dataset ds = {};
+	struct mlb_model *m;
+	char err[512];
+	int ret = 1;
+
+	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc != 3)
+		bad_args("ope: expected MODEL DATA.csv");
+	m = malloc(sizeof(*m));
+	if (!m || mlb_model_load(argv[1], m, err, sizeof(err))) {
+		fprintf(stderr, "mlb-model: %s\n", m ? err : "out of memory");
+		free(m);
+		return 1;
+	}
+	if (m->nn.n_out != 2) {
+		fprintf(stderr, "mlb-model: %s: %u outputs, a wait model has 2\n", argv[1],
+			m->nn.n_out);
+		goto out;
+	}
+	if (mlb_csv_read(argv[2], MLB_TARGET_WAIT, &ds, err, sizeof(err)) < 0) {
+		fprintf(stderr, "mlb-model: %s\n", err);
+		goto out;
+	}
+	mlb_heur_defaults(&hp);
+	printf("decisions=%zu logged_us=%.1f model_us=%.1f heuristic_us=%.1f model_ips_us=%.1f "
+	       "heuristic_ips_us=%.1f\n",
+	       ds.n, mlb_logged_cost_us(&hp, &ds), mlb_policy_cost_us(m, &hp, m, &ds),
+	       mlb_policy_cost_us(NULL, &hp, m, &ds), mlb_policy_cost_us(m, &hp, NULL, &ds),
+	       mlb_policy_cost_us(NULL, &hp, NULL, &ds));
+	ret = 0;
+out:
+	mlb_dataset_free(&ds);
+	free(m);
+	return ret;
+}
+
 /* score MODEL DATA.csv: the fixed-point score of every row, in file order. */
 static int cmd_score(int argc, char **argv)
 {
@@ -521,6 +572,8 @@ int main(int argc, char **argv)
 		return cmd_eval(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "check"))
 		return cmd_check(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "ope"))
+		return cmd_ope(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "score"))
 		return cmd_score(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "synth"))

@@ -10,7 +10,7 @@ all: $(B)/tests/unit/outcome-label $(B)/tests/unit/collect
 
 # The learner (src/learn.c): deployment into a real BPF map on the host, rollback, gates.
 learn_SRCS := src/learn.c src/ml/model.c src/ml/mlp.c src/ml/quant.c src/ml/data.c \
-	src/ml/metrics.c src/ml/train.c
+	src/ml/metrics.c src/ml/train.c src/ml/ope.c
 learn_LDLIBS := $(LDLIBS_BPF) -lpthread
 $(B)/tests/unit/learn: $(learn_SRCS)
 all: $(B)/tests/unit/learn

@@ -104,6 +104,18 @@ expect 0 "$tool" show "$work/s.mlb"
 grep -q "^shape: [0-9]*-16-8-2 .*the wait if the task stays" "$work/out" || fail "show: not a wait model"
 expect 0 "$tool" eval "$work/s.mlb" "$work/d.csv"
 grep -q "^quantized model wait if moved: n=[0-9]* mae=" "$work/out" || fail "eval: no wait metrics"
+# off-policy evaluation: on synth's logged decisions (random actions, probability 1/2) the
+# wait model's policy must cost less than what was logged and than the heuristic, by both the
+# doubly robust and the plain inverse-propensity estimates
+expect 0 "$tool" ope "$work/s.mlb" "$work/d.csv"
+grep -Eq '^decisions=4000 logged_us=[0-9.]+ model_us=[0-9.]+ heuristic_us=[0-9.]+ model_ips_us=[0-9.]+ heuristic_ips_us=[0-9.]+$' "$work/out" ||
+	fail "ope: $(cat "$work/out")"
+awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
+	END { exit !(v["model_us"] < v["logged_us"] && v["model_us"] < v["heuristic_us"] &&
+		     v["model_ips_us"] < v["heuristic_ips_us"]) }' "$work/out" ||
+	fail "ope: the trained policy is not the cheapest: $(cat "$work/out")"
+expect 1 "$tool" ope "$work/m.mlb" "$work/d.csv" # a label's model is no wait model
+expect 2 "$tool" ope "$work/s.mlb"
 expect 0 "$tool" score "$work/s.mlb" "$work/d.csv"
 [ "$(grep -c '^-\?[0-9]*$' "$work/out")" = 4000 ] || fail "score: not 4000 integer lines"
 expect 2 "$tool" score "$work/s.mlb"
