@@ -140,28 +140,20 @@ double mlb_policy_accuracy(const struct mlb_model *m, const struct mlb_heur_para
 	return n ? (double)right / n : 1.0;
 }
 
-int mlb_learner_consider(struct mlb_learner *l, struct mlb_model_slots *s,
-			 const struct mlb_model *cand, const struct mlb_dataset *hold, char *msg,
-			 size_t msgsz)
+/* The gate's verdict on @cand, estimated at @c_new us/decision against @c_cur for the
+ * incumbent on @n held-out decisions: see mlb_learner_consider(). */
+static int gate(struct mlb_learner *l, struct mlb_model_slots *s, const struct mlb_model *cand,
+		size_t n, double c_new, double c_cur, char *msg, size_t msgsz)
 {
 	const char *was = l->live ? "the live model" : "the heuristic";
-	double c_new, c_cur;
 	char err[256];
 
-	if (cand->nn.n_out != 2) {
-		snprintf(msg, msgsz, "retrain: no model: %u outputs, the wait model has 2",
-			 cand->nn.n_out);
-		return -EINVAL;
-	}
-	/* one reward model for both, the candidate's: the comparison is of the policies */
-	c_new = mlb_policy_cost_us(cand, &l->o.heur, cand, hold);
-	c_cur = mlb_policy_cost_us(l->live, &l->o.heur, cand, hold);
 	if (c_new > c_cur + 1e-9) {
 		l->rejected++;
 		snprintf(msg, msgsz,
 			 "retrain: kept %s: candidate costs %.1f us/decision > %.1f us on %zu "
 			 "recent decisions (doubly robust estimate)",
-			 was, c_new, c_cur, hold->n);
+			 was, c_new, c_cur, n);
 		return 0;
 	}
 	if (mlb_learner_adopt(l, s, cand, true, err, sizeof(err))) {
@@ -172,8 +164,22 @@ int mlb_learner_consider(struct mlb_learner *l, struct mlb_model_slots *s,
 	snprintf(msg, msgsz,
 		 "retrain: generation %u deployed: costs %.1f us/decision vs %.1f us for %s on "
 		 "%zu recent decisions (doubly robust estimate)",
-		 l->gen, c_new, c_cur, was, hold->n);
+		 l->gen, c_new, c_cur, was, n);
 	return 1;
+}
+
+int mlb_learner_consider(struct mlb_learner *l, struct mlb_model_slots *s,
+			 const struct mlb_model *cand, const struct mlb_dataset *hold, char *msg,
+			 size_t msgsz)
+{
+	if (cand->nn.n_out != 2) {
+		snprintf(msg, msgsz, "retrain: no model: %u outputs, the wait model has 2",
+			 cand->nn.n_out);
+		return -EINVAL;
+	}
+	/* one reward model for both, the candidate's: the comparison is of the policies */
+	return gate(l, s, cand, hold->n, mlb_policy_cost_us(cand, &l->o.heur, cand, hold),
+		    mlb_policy_cost_us(l->live, &l->o.heur, cand, hold), msg, msgsz);
 }
 
 /* ---- the trainer thread ------------------------------------------------------------- */
@@ -183,10 +189,16 @@ struct train_job {
 	struct mlb_dataset train; /* private copy: the window minus the hold-out */
 	struct mlb_dataset hold;  /* private copy: the most recent samples */
 	u32 epochs;
-	struct mlb_model model; /* result */
-	int ret;		/* mlb_train_model()'s */
+	struct mlb_heur_params heur; /* the costs of the gate's estimates */
+	struct mlb_model live;	     /* copy of the live model at the start ... */
+	int has_live;		     /* ... if there was one, */
+	u32 gen;		     /* and its generation */
+	struct mlb_model model;	     /* result */
+	int ret;		     /* mlb_train_model()'s */
 	char err[256];
-	int done; /* set (release) when the thread finished */
+	double c_new, c_cur; /* the gate's estimates for the result and the live policy: here,
+			      * not in the main loop, which must keep reading the rings */
+	int done;	     /* set (release) when the thread finished */
 };
 
 static struct train_job *job; /* one at a time */
@@ -200,6 +212,11 @@ static void *train_main(void *arg)
 	mlb_train_defaults(&to);
 	to.mlp.epochs = j->epochs;
 	j->ret = mlb_train_model(&j->train, &to, &j->model, &rep, j->err, sizeof(j->err));
+	if (!j->ret && j->model.nn.n_out == 2) {
+		j->c_new = mlb_policy_cost_us(&j->model, &j->heur, &j->model, &j->hold);
+		j->c_cur = mlb_policy_cost_us(j->has_live ? &j->live : NULL, &j->heur, &j->model,
+					      &j->hold);
+	}
 	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -251,6 +268,11 @@ static void job_start(struct mlb_learner *l, const struct mlb_dataset *win, u64 
 		return;
 	}
 	job->epochs = l->o.epochs;
+	job->heur = l->o.heur;
+	job->has_live = l->live != NULL;
+	if (l->live)
+		job->live = *l->live;
+	job->gen = l->gen;
 	if (pthread_create(&job->thread, NULL, train_main, job)) {
 		snprintf(msg, msgsz, "retrain: cannot start the trainer thread");
 		job_free(job);
@@ -270,7 +292,10 @@ static int job_finish(struct mlb_learner *l, struct mlb_model_slots *s, char *ms
 	pthread_join(job->thread, NULL);
 	if (job->ret)
 		snprintf(msg, msgsz, "retrain: no model: %s", job->err);
-	else
+	else if (job->gen == l->gen && job->has_live == (l->live != NULL) &&
+		 job->model.nn.n_out == 2)
+		ret = gate(l, s, &job->model, job->hold.n, job->c_new, job->c_cur, msg, msgsz) == 1;
+	else /* the live policy changed while it trained (a rollback): estimate again */
 		ret = mlb_learner_consider(l, s, &job->model, &job->hold, msg, msgsz) == 1;
 	job_free(job);
 	job = NULL;
