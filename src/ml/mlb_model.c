@@ -34,7 +34,8 @@ static const char usage_text[] =
     "  train [OPTIONS] -o MODEL DATA.csv   train on a dataset CSV, quantize, check, write\n"
     "  show MODEL                          print a model file readably\n"
     "  eval [--label=COL] MODEL DATA.csv   metrics of the (quantized) model on a CSV\n"
-    "  check [--label=COL] DATA.csv        validate a dataset: rows and target signs\n"
+    "  check [--label=COL] DATA.csv        validate a dataset: rows, and moves and stays\n"
+    "                                      (labels: each label's count)\n"
     "  ope MODEL DATA.csv                  what the model's policy and the heuristic's would\n"
     "                                      have cost per decision on scx_mlb's records\n"
     "                                      (doubly robust, default move costs)\n"
@@ -316,9 +317,15 @@ static int cmd_check(int argc, char **argv)
 		fprintf(stderr, "mlb-model: %s\n", err);
 		return 1;
 	}
-	for (size_t k = 0; k < ds.n; k++)
-		pos += ds.y[k];
-	printf("rows=%zu label1=%zu label0=%zu\n", ds.n, pos, ds.n - pos);
+	if (!strcmp(label, MLB_TARGET_WAIT)) { /* the wait's actions, not a label's classes */
+		for (size_t k = 0; k < ds.n; k++)
+			pos += ds.a[k];
+		printf("rows=%zu moves=%zu stays=%zu\n", ds.n, pos, ds.n - pos);
+	} else {
+		for (size_t k = 0; k < ds.n; k++)
+			pos += ds.y[k];
+		printf("rows=%zu label1=%zu label0=%zu\n", ds.n, pos, ds.n - pos);
+	}
 	mlb_dataset_free(&ds);
 	return 0;
 }

@@ -94,6 +94,11 @@ grep -q "no label column 'first_wait_us'" "$work/err" || fail "no wait column: $
 sed 's/,[^,]*$//' "$work/d.csv" >"$work/noprop.csv"
 expect 1 "$tool" train -o "$work/s.mlb" "$work/noprop.csv"
 grep -q "no column 'prop_ppm'" "$work/err" || fail "no probability column: $(cat "$work/err")"
+# check counts the wait's actions: the decision column's ones and zeros
+expect 0 "$tool" check "$work/d.csv"
+want=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "decision") c = i; next }
+	{ n[$c]++ } END { printf "rows=%d moves=%d stays=%d", NR - 1, n[1], n[0] }' "$work/d.csv")
+[ "$(cat "$work/out")" = "$want" ] || fail "check: '$(cat "$work/out")', expected '$want'"
 expect 2 "$tool" train --huber-ms 0 -o "$work/s.mlb" "$work/d.csv"
 expect 0 "$tool" train -e 30 -s 3 -o "$work/s.mlb" "$work/d.csv"
 for a in staying moved; do
