@@ -544,10 +544,4 @@ static __always_inline s32 mlb_nn_saving(const struct mlb_nn_scratch *s, u32 n_o
 	return (s32)d;
 }
 
-/* mlb_nn_migrate - the decision of a migrate score: migrate when the logit is positive. */
-static __always_inline int mlb_nn_migrate(s32 score)
-{
-	return score > 0;
-}
-
 #endif /* __MLB_NN_FIXED_H */

@@ -137,6 +137,21 @@ static double parse_double(const char *opt, const char *s, double lo, double hi)
 	return v;
 }
 
+/* load_model - the model file @path, malloc'd (the caller frees it), or NULL after a
+ * one-line error on stderr. */
+static struct mlb_model *load_model(const char *path)
+{
+	struct mlb_model *m = malloc(sizeof(*m));
+	char err[512];
+
+	if (!m || mlb_model_load(path, m, err, sizeof(err))) {
+		fprintf(stderr, "mlb-model: %s\n", m ? err : "out of memory");
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
 static int cmd_train(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -273,7 +288,6 @@ static int cmd_train(int argc, char **argv)
 static int cmd_show(int argc, char **argv)
 {
 	struct mlb_model *m;
-	char err[512];
 
 	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		usage(stdout);
@@ -281,12 +295,9 @@ static int cmd_show(int argc, char **argv)
 	}
 	if (argc != 2)
 		bad_args("show: expected one MODEL file");
-	m = malloc(sizeof(*m));
-	if (!m || mlb_model_load(argv[1], m, err, sizeof(err))) {
-		fprintf(stderr, "mlb-model: %s\n", m ? err : "out of memory");
-		free(m);
+	m = load_model(argv[1]);
+	if (!m)
 		return 1;
-	}
 	mlb_model_dump(stdout, m);
 	free(m);
 	return 0;
@@ -401,12 +412,9 @@ static int cmd_eval(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		bad_args("eval: expected MODEL DATA.csv");
-	m = malloc(sizeof(*m));
-	if (!m || mlb_model_load(argv[optind], m, err, sizeof(err))) {
-		fprintf(stderr, "mlb-model: %s\n", m ? err : "out of memory");
-		free(m);
+	m = load_model(argv[optind]);
+	if (!m)
 		return 1;
-	}
 	if (mlb_csv_read(argv[optind + 1], label, &ds, err, sizeof(err)) < 0) {
 		fprintf(stderr, "mlb-model: %s\n", err);
 		goto out;
@@ -450,12 +458,9 @@ static int cmd_ope(int argc, char **argv)
 	}
 	if (argc != 3)
 		bad_args("ope: expected MODEL DATA.csv");
-	m = malloc(sizeof(*m));
-	if (!m || mlb_model_load(argv[1], m, err, sizeof(err))) {
-		fprintf(stderr, "mlb-model: %s\n", m ? err : "out of memory");
-		free(m);
+	m = load_model(argv[1]);
+	if (!m)
 		return 1;
-	}
 	if (m->nn.n_out != 2) {
 		fprintf(stderr, "mlb-model: %s: %u outputs, a wait model has 2\n", argv[1],
 			m->nn.n_out);
@@ -492,12 +497,9 @@ static int cmd_score(int argc, char **argv)
 	}
 	if (argc != 3)
 		bad_args("score: expected MODEL DATA.csv");
-	m = malloc(sizeof(*m));
-	if (!m || mlb_model_load(argv[1], m, err, sizeof(err))) {
-		fprintf(stderr, "mlb-model: %s\n", m ? err : "out of memory");
-		free(m);
+	m = load_model(argv[1]);
+	if (!m)
 		return 1;
-	}
 	if (mlb_csv_read(argv[2], m->meta.label, &ds, err, sizeof(err)) < 0) {
 		fprintf(stderr, "mlb-model: %s\n", err);
 		goto out;

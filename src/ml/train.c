@@ -217,8 +217,9 @@ int mlb_train_model(const struct mlb_dataset *ds, const struct mlb_train_opts *o
 	if (ret)
 		goto out;
 	mlb_quant_compare(&net, nn, d, xi + nt * d, xf + nt * d, nv, &rep->quant, qs, fs);
-	if (mlb_metrics_compute(fs, y + nt, nv, &rep->val_float) ||
-	    mlb_metrics_compute(qs, y + nt, nv, &rep->val_quant)) {
+	/* a label's metrics mean nothing for waits (left zero): the wait's are per output */
+	if (!reg && (mlb_metrics_compute(fs, y + nt, nv, &rep->val_float) ||
+		     mlb_metrics_compute(qs, y + nt, nv, &rep->val_quant))) {
 		set_err(err, errsz, "out of memory");
 		ret = -ENOMEM;
 		goto out;
@@ -242,9 +243,6 @@ int mlb_train_model(const struct mlb_dataset *ds, const struct mlb_train_opts *o
 	out->meta.n_val = nv;
 	out->meta.seed = o->mlp.seed;
 	out->meta.epochs = rep->train.epochs_run;
-	if (reg) /* a label's metrics mean nothing for waits: the log has the wait's */
-		memset(&rep->val_float, 0, sizeof(rep->val_float)),
-		    memset(&rep->val_quant, 0, sizeof(rep->val_quant));
 	out->meta.acc_ppm = ppm(rep->val_float.accuracy);
 	out->meta.prec_ppm = ppm(rep->val_float.precision);
 	out->meta.rec_ppm = ppm(rep->val_float.recall);
