@@ -36,7 +36,7 @@
 # Exit status: the script's. 124 = script timed out; 92 = the guest died before the script
 # finished (kernel panic?); 90 = HARNESS failure: the guest did not reach the script (no
 # MLB-READY on the console within MLB_BOOT_TIMEOUT s, default 60, or an early crash), after one
-# retry. 2 = usage. Guests run one at a time per machine (lock build/vm/guest.lock).
+# retry. 2 = usage. Guests run one at a time per machine (lock /run/lock/scx_mlb-guest.lock).
 { # the whole script is parsed before it runs: editing this file cannot break a running instance
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -229,10 +229,12 @@ boot() {
 
 # One guest at a time on this machine: on a 2-core host, concurrent TCG guests starve each
 # other and every timing (watchdog, convergence bounds, benchmarks) becomes meaningless.
+# The lock is outside the build folder so that checkouts side by side (git worktrees) share it.
 # MLB_GUEST_NOLOCK=1 opts out; MLB_LOCK_WAIT (s, default 3600) bounds the wait.
 if [ "${MLB_GUEST_NOLOCK:-0}" != 1 ]; then
-	mkdir -p "$B/vm"
-	exec 8>"$B/vm/guest.lock"
+	lockdir=/run/lock
+	[ -d "$lockdir" ] && [ -w "$lockdir" ] || lockdir=${TMPDIR:-/tmp}
+	exec 8>"$lockdir/scx_mlb-guest.lock"
 	if ! flock -n 8; then
 		log "waiting for another test guest to finish (one at a time; MLB_GUEST_NOLOCK=1 skips)"
 		flock -w "${MLB_LOCK_WAIT:-3600}" 8 || { log "HARNESS: lock wait timed out"; exit 90; }
