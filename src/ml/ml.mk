@@ -15,7 +15,7 @@ $(B)/mlb-model: src/ml/mlb_model.c $(ML_SRCS) $(ML_HDRS) $(B)/mlb-version.h
 	$(CC) $(CFLAGS) -O3 -o $@ src/ml/mlb_model.c $(ML_SRCS) -lm
 
 # The inference built for BPF exactly as the scheduler builds it, and its skeleton.
-$(B)/ml/nn_test.bpf.o: tests/bpf/nn_test.bpf.c tests/bpf/nn_test.h $(wildcard include/mlb/*.h) $(B)/vmlinux.h
+$(B)/ml/nn_test.bpf.o: tests/bpf/nn_test.bpf.c tests/bpf/nn_test.h $(wildcard include/mlb/*.h) $(VMLINUX_H)
 	@mkdir -p $(dir $@)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 

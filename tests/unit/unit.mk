@@ -16,7 +16,7 @@ $(B)/tests/unit/%: tests/unit/test_%.c $$($$*_SRCS) $(wildcard tests/unit/*.h) $
 # unit/model-seq: the scheduler's mlb_model_run() (src/bpf/model.bpf.h) in the BPF program
 # tests/bpf/model_seq.bpf.c, built exactly as the scheduler is built, and its skeleton; the
 # test runs it through BPF_PROG_TEST_RUN.
-$(B)/tests/bpf/model_seq.bpf.o: tests/bpf/model_seq.bpf.c $(BPF_HDRS) $(B)/vmlinux.h
+$(B)/tests/bpf/model_seq.bpf.o: tests/bpf/model_seq.bpf.c $(BPF_HDRS) $(VMLINUX_H)
 	@mkdir -p $(dir $@)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
