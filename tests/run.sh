@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scx_mlb test runner.
 #
-#   tests/run.sh [unit|vm|NAME...]
+#   tests/run.sh [unit|vm|@oldest|@6.18|NAME...]
 #
 # Runs the host unit tests (build/tests/unit/NAME for every tests/unit/test_NAME.c, every
 # tests/unit/*.sh) and the guest scenarios (tests/vm/scenarios/*.sh, each booted in its own
@@ -57,6 +57,21 @@ for t in tests/vm/scenarios/{collect,train,infer}.sh tests/vm/scenarios/*.sh; do
 	manual["vm/$(basename "$t" .sh)"]=$(sed -n '1,30s/^# *manual: *//p' "$t" | head -n1)
 done
 
+# The kernel matrix: a subset of the scenarios again on the oldest sched_ext kernel Debian
+# ships and on the newest 6.18 (LTS) build, as vm/NAME@oldest and vm/NAME@6.18; the rest runs
+# on build/kernel, the newest. tests/vm/fetch-kernel.sh resolves the versions (`make kernels`
+# fetches them into build/kernel-oldest and build/kernel-6.18).
+matrix_kernels=(oldest 6.18)
+matrix_scenarios=(attach sigint stress balance infer hotplug)
+for k in "${matrix_kernels[@]}"; do
+	for m in "${matrix_scenarios[@]}"; do
+		t=tests/vm/scenarios/$m.sh
+		names+=("vm/$m@$k")
+		cmds+=("env MLB_KERNEL_DIR=$B/kernel-$k MLB_SCENARIO_SUFFIX=@$k bash tests/vm/scenario.sh $t")
+		manual["vm/$m@$k"]=${manual["vm/$m"]}
+	done
+done
+
 unitbin() { # a unit test binary, under the per-test timeout
 	[ -x "$1" ] || { echo "not built: $1 (make all)"; return 1; }
 	timeout -k 10 "$unit_timeout" "$1"
@@ -71,10 +86,12 @@ unit_rc() {
 	return "$1"
 }
 
-# match NAME PATTERN: NAME is selected by PATTERN (unit, vm, unit/x, vm/x or a bare x)
+# match NAME PATTERN: NAME is selected by PATTERN (unit, vm, unit/x, vm/x, a bare x, or
+# @KERNEL: the kernel matrix's scenarios on that kernel)
 match() {
 	case "$2" in
 	unit | vm) [[ $1 == "$2"/* ]] ;;
+	@*) [[ $1 == vm/*"$2" ]] ;;
 	*) [[ $1 == "$2" || $1 == *"/$2" ]] ;;
 	esac
 }

@@ -3,6 +3,9 @@
 #
 #   tests/vm/scenario.sh tests/vm/scenarios/NAME.sh
 #
+# MLB_KERNEL_DIR (default build/kernel) picks the guest's kernel; MLB_SCENARIO_SUFFIX (the
+# kernel matrix of tests/run.sh: "@oldest", "@6.18") is appended to NAME for the logs.
+#
 # Header comments in the scenario (first 30 lines):
 #   # topo: flat4|numa2x2|numa2x2smt|llc8smt|numa4x2smt (default flat4; tests/vm/guest.sh)
 #   # timeout: SEC               (script time once the guest is up; default 180)
@@ -20,24 +23,25 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 sc=${1:?usage: scenario.sh SCENARIO.sh}
 [ -f "$sc" ] || { echo "scenario.sh: no such scenario: $sc"; exit 2; }
-name=$(basename "$sc" .sh)
+name=$(basename "$sc" .sh)${MLB_SCENARIO_SUFFIX:-}
+kdir=${MLB_KERNEL_DIR:-$root/build/kernel}
 hdr() { sed -n '1,30p' "$sc" | sed -n "s/^# *$1: *//p"; }
 topo=$(hdr topo | head -n1)
 timeout=$(hdr timeout | head -n1)
 topo=${topo:-flat4} timeout=${timeout:-180}
 mapfile -t allow < <(hdr allow)
 
-[ -s "$root/build/kernel/vmlinuz" ] || { echo "skip: no test kernel (make kernel)"; exit 77; }
+[ -s "$kdir/vmlinuz" ] || { echo "skip: no test kernel in $kdir (make kernel kernels)"; exit 77; }
 command -v qemu-system-x86_64 >/dev/null || { echo "skip: no qemu-system-x86_64 (make deps)"; exit 77; }
 
 out=$root/build/test-logs/vm/$name
 rm -rf "$out"
 mkdir -p "$out"
-echo "scenario $name: topo=$topo timeout=${timeout}s logs=$out"
+echo "scenario $name: kernel $(cat "$kdir/version") topo=$topo timeout=${timeout}s logs=$out"
 hostload() { echo "host: load $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cpus, $(pgrep -c qemu-system) QEMU running ($1)"; }
 hostload before
 # MLB_RUN_ID (tests/run.sh): the scenarios that reuse another's output check it
-bash "$here/guest.sh" --topo "$topo" --timeout "$timeout" --out "$out" \
+MLB_KERNEL_DIR=$kdir bash "$here/guest.sh" --topo "$topo" --timeout "$timeout" --out "$out" \
 	--env "MLB_RUN_ID=${MLB_RUN_ID:-}" -- "$sc"
 rc=$?
 hostload after
