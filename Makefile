@@ -160,7 +160,7 @@ soak: | $(DEPS_STAMP)
 	MINUTES=$(MINUTES) bash scripts/soak.sh
 
 format:
-	clang-format -i $$(git ls-files '*.c' '*.h')
+	clang-format -i $$(git ls-files '*.c' '*.h' ':!include/vmlinux')
 
 clean:
 	rm -rf $(B)/*.o $(B)/*.skel.h $(B)/scx_mlb $(B)/mlb-model $(B)/bench-work $(B)/tests $(B)/ml \

@@ -18,6 +18,7 @@
 #include <sys/random.h>
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "mlb.h"
@@ -217,6 +218,22 @@ static double now_sec(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/*
+ * kernel_has_kfunc - does the running kernel's BTF declare the function @name? The BPF side
+ * asks the same with bpf_ksym_exists(); this lets the loader say what is off and why.
+ */
+static bool kernel_has_kfunc(const char *name)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool has;
+
+	if (!btf)
+		return false;
+	has = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) >= 0;
+	btf__free(btf);
+	return has;
+}
+
 static int read_sysfs_line(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "r");
@@ -342,6 +359,14 @@ static int configure(struct scx_mlb *skel, const struct mlb_topo *t)
 	ro->move_cost_xllc_us = OPT(MOVE_COST_XLLC_US);
 	ro->move_cost_node_us = OPT(MOVE_COST_NODE_US);
 	ro->wake_preempt_ns = OPT(WAKE_PREEMPT_US) * 1000;
+	if (ro->wake_preempt_ns && !kernel_has_kfunc("scx_bpf_cpu_curr")) {
+		static bool said;
+		if (!said)
+			fprintf(stderr,
+				"scx_mlb: --wake-preempt-us needs scx_bpf_cpu_curr() (kernel "
+				"6.18 or later); wake-up preemption is off\n");
+		said = true;
+	}
 
 	skel->struct_ops.mlb_ops->timeout_ms = OPT(WATCHDOG_MS);
 	skel->struct_ops.mlb_ops->exit_dump_len = MLB_EXIT_DUMP_LEN;

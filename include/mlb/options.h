@@ -92,7 +92,7 @@ enum mlb_label_kind {
 	  "Cost of a move to another NUMA node at distance 10, scaled by distance / 10")           \
 	X(WAKE_PREEMPT_US, 0, "wake-preempt-us", "US", NUM, 0, 1000000, 0,                         \
 	  "A short-running task waking with no idle CPU preempts the task on its last CPU once "   \
-	  "that one has run US; 0: never, 1000 is a start")                                        \
+	  "that one has run US; 0: never, 1000 is a start; needs kernel 6.18+")                    \
 	X(WATCHDOG_MS, 0, "watchdog-ms", "MS", NUM, 1000, 30000, 10000,                            \
 	  "The kernel aborts the scheduler when a runnable task waits this long")                  \
 	X(PARTIAL, 'p', "partial", NULL, FLAG, 0, 1, 0,                                            \
