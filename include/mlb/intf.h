@@ -325,36 +325,12 @@ struct mlb_dom_stat {
 	u64 avg_wait_ns; /* smoothed run-queue wait per run of its tasks */
 };
 
-/* What ops.exit() saw, copied for user space to report. */
-#define MLB_EXIT_REASON_LEN 128
-#define MLB_EXIT_MSG_LEN    1024
-struct mlb_exit_info {
-	s32 kind;
-	s32 pad;
-	s64 exit_code;
-	char reason[MLB_EXIT_REASON_LEN];
-	char msg[MLB_EXIT_MSG_LEN];
-};
-
-/*
- * The kernel's debug dump at an error exit (its view of every CPU and runnable task, with
- * scx_mlb's own lines from ops.dump, ops.dump_cpu and ops.dump_task), copied by ops.exit
- * into exit_dump for the loader to print: ops.exit_dump_len asks the kernel for this much.
- */
-#define MLB_EXIT_DUMP_LEN 32768
-
-/* Exit code bits (see the kernel's enum scx_exit_code). */
-#define MLB_ECODE_ACT_RESTART (1ULL << 48)
-#define MLB_ECODE_RSN_HOTPLUG (1ULL << 32)
-
 #define MLB_ASSERT(cond, msg) _Static_assert(cond, msg)
 MLB_ASSERT(MLB_NR_FEATURES >= 15, "the design asks for at least 15 features");
 MLB_ASSERT(MLB_NR_FEATURES <= 32, "the network takes at most 32 inputs");
 MLB_ASSERT(sizeof(struct mlb_features) == 4 * MLB_NR_FEATURES, "features are packed s32");
 MLB_ASSERT(sizeof(struct mlb_dom_stat) == 24, "dom stat layout");
 MLB_ASSERT(sizeof(struct mlb_work) == 8 * (2 + MLB_NR_WORK_CBS * MLB_NR_WORK_KINDS), "work layout");
-MLB_ASSERT(sizeof(struct mlb_exit_info) == 16 + MLB_EXIT_REASON_LEN + MLB_EXIT_MSG_LEN,
-	   "exit info layout");
 MLB_ASSERT(MLB_MAX_CPUS % 64 == 0, "cpumask words");
 MLB_ASSERT(sizeof(struct mlb_decision_rec) == ((40 + 4 * MLB_NR_FEATURES + 7) & ~7),
 	   "decision record layout: 40 bytes, the features, padding to 8");

@@ -91,7 +91,8 @@ __noinline int mlb_balance_pair(u32 src, u32 dst)
 		if (!decide_move(p, tctx, &mv, true))
 			continue;
 		vtime_rebase(tctx, to);
-		if (!mlb_move_vtime(&it, p, to, tctx->vtime, 0)) {
+		scx_bpf_dsq_move_set_vtime(&it, tctx->vtime);
+		if (!scx_bpf_dsq_move_vtime(&it, p, to, 0)) {
 			seam_abandon(tctx);
 			continue;
 		}

@@ -8,11 +8,6 @@
 #ifndef __MLB_COMMON_BPF_H
 #define __MLB_COMMON_BPF_H
 
-#define BPF_STRUCT_OPS(name, args...)		SEC("struct_ops/" #name) BPF_PROG(name, ##args)
-#define BPF_STRUCT_OPS_SLEEPABLE(name, args...) SEC("struct_ops.s/" #name) BPF_PROG(name, ##args)
-
-#define ENOENT		2
-#define ENOMEM		12
 #define CLOCK_MONOTONIC 1
 
 /*
@@ -76,8 +71,7 @@ const volatile u64 bounce_ns = MLB_DEF_BOUNCE_MS * 1000000ULL; /* a move back wi
 
 /* Read by user space. */
 struct mlb_dom_stat dom_stats[MLB_MAX_DOMS];
-struct mlb_exit_info exit_info;
-char exit_dump[MLB_EXIT_DUMP_LEN]; /* the kernel's debug dump at an error exit, or "" */
+UEI_DEFINE(uei); /* the exit's kind, code, reason, message and debug dump, for the loader */
 s64 nr_tasks;			   /* tasks currently scheduled by scx_mlb */
 s64 nr_task_ctxs; /* task contexts allocated (init_task) and not yet freed (exit_task) */
 /*

@@ -189,7 +189,7 @@ s32 BPF_STRUCT_OPS(mlb_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake
 
 direct:
 	stat_inc(MLB_STAT_ENQ_LOCAL);
-	mlb_insert(p, SCX_DSQ_LOCAL, task_slice(p), 0);
+	scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, task_slice(p), 0);
 	return cpu;
 }
 
@@ -232,7 +232,7 @@ void BPF_STRUCT_OPS(mlb_enqueue, struct task_struct *p, u64 enq_flags)
 	work_begin(MLB_WCB_ENQUEUE);
 	if (!tctx || !cpu_valid(cpu)) {
 		stat_inc(MLB_STAT_ENQ_LOCAL);
-		mlb_insert(p, SCX_DSQ_LOCAL, task_slice(p), enq_flags);
+		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, task_slice(p), enq_flags);
 		return;
 	}
 	if (!bpf_cpumask_test_cpu(cpu, p->cpus_ptr)) {
@@ -253,7 +253,7 @@ void BPF_STRUCT_OPS(mlb_enqueue, struct task_struct *p, u64 enq_flags)
 		if (dst != NO_CPU && try_idle_move(p, tctx, cpu, dst, MLB_KIND_PULL)) {
 			stat_inc(MLB_STAT_PUSH);
 			vtime_rebase(tctx, dst);
-			mlb_insert(p, SCX_DSQ_LOCAL_ON | dst, task_slice(p), enq_flags);
+			scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | dst, task_slice(p), enq_flags);
 			scx_bpf_kick_cpu(dst, SCX_KICK_IDLE);
 			return;
 		}
@@ -267,7 +267,7 @@ void BPF_STRUCT_OPS(mlb_enqueue, struct task_struct *p, u64 enq_flags)
 		vtime = c->vtime_now - slice_ns;
 	tctx->vtime = vtime;
 	stat_inc(MLB_STAT_ENQ_CPU);
-	mlb_insert_vtime(p, cpu, task_slice(p), vtime, enq_flags);
+	scx_bpf_dsq_insert_vtime(p, cpu, task_slice(p), vtime, enq_flags);
 	queue_account(p, tctx, cpu);
 	if (cpu_is_idle(cpu))
 		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
@@ -311,7 +311,7 @@ __noinline int mlb_try_pull(u32 cpu, u32 victim)
 			continue;
 		if (!decide_move(p, tctx, &mv, false))
 			continue;
-		if (mlb_move(&it, p, SCX_DSQ_LOCAL, 0)) {
+		if (scx_bpf_dsq_move(&it, p, SCX_DSQ_LOCAL, 0)) {
 			queue_unaccount(tctx);
 			moved = true;
 			break;
@@ -426,7 +426,7 @@ void BPF_STRUCT_OPS(mlb_dispatch, s32 cpu, struct task_struct *prev)
 	 */
 	if (prev && (prev->scx.flags & SCX_TASK_QUEUED) && prev->scx.slice)
 		return;
-	if (mlb_move_to_local(cpu)) {
+	if (scx_bpf_dsq_move_to_local(cpu, 0)) {
 		stat_inc(MLB_STAT_DISPATCH_OWN);
 		return;
 	}
@@ -501,7 +501,7 @@ static void tick(struct task_struct *p)
 	ran = now - tctx->running_at;
 	allowed = target > ran ? target - ran : 0;
 	if (p->scx.slice > allowed) {
-		mlb_set_slice(p, allowed);
+		scx_bpf_task_set_slice(p, allowed);
 		c->curr_end = now + allowed;
 		stat_inc(MLB_STAT_SLICE_CUT);
 	}

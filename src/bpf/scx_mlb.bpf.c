@@ -92,10 +92,18 @@
  * conservation rests on the tick's kick and the wait bound; balancing moves only queued
  * tasks, never a running one; a hotplug event restarts the scheduler (the loader reattaches).
  */
-#include "vmlinux.h"
-#include <bpf/bpf_helpers.h>
-#include <bpf/bpf_tracing.h>
-#include <bpf/bpf_core_read.h>
+/*
+ * Kernels. One object runs on every sched_ext kernel Debian ships (6.16 to 7.3; trixie's 6.12
+ * has sched_ext off). It is built against include/vmlinux/vmlinux.h (the newest of them) and
+ * upstream's sched_ext headers (include/scx, vendored from the same kernel's source), whose
+ * compat layer picks each kfunc's form at load time (bpf_ksym_exists(), constant for the
+ * verifier) and whose enum values are read from the running kernel's BTF by the loader
+ * (SCX_OPS_OPEN). Differences that matter here: scx_bpf_cpu_curr() exists from 6.18
+ * (wake-up preemption is off before; the loader says so), scx_bpf_task_set_slice() from
+ * 6.19 (a direct write before). tests/run.sh's kernel matrix loads this object on the oldest,
+ * the newest 6.18 and the newest of those kernels.
+ */
+#include <scx/common.bpf.h>
 
 #include "mlb/intf.h"
 #include "mlb-version.h" /* MLB_GIT, for MLB_OPS_NAME */
@@ -104,7 +112,6 @@
 #include "mlb/bits.h"
 #include "mlb/heuristic.h"
 #include "mlb/nn_fixed.h"
-#include "compat.bpf.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -169,7 +176,7 @@ void BPF_STRUCT_OPS(mlb_running, struct task_struct *p)
 		if (slice < slice_min_ns)
 			slice = slice_min_ns;
 		if (p->scx.slice > slice)
-			mlb_set_slice(p, slice);
+			scx_bpf_task_set_slice(p, slice);
 	}
 	c->curr_at = now;
 	c->curr_exp_ns = task_exp_run(p, tctx);
@@ -340,7 +347,7 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(mlb_init)
 	{
 		ret = init_dom(i);
 		if (ret) {
-			mlb_error("domain %u init failed: %d", i, ret);
+			scx_bpf_error("domain %u init failed: %d", i, ret);
 			return ret;
 		}
 	}
@@ -348,7 +355,7 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(mlb_init)
 	{
 		ret = init_cpu(i);
 		if (ret) {
-			mlb_error("cpu %u init failed: %d", i, ret);
+			scx_bpf_error("cpu %u init failed: %d", i, ret);
 			return ret;
 		}
 	}
@@ -371,7 +378,7 @@ void BPF_STRUCT_OPS(mlb_dump, struct scx_dump_ctx *dctx)
 {
 	u32 i;
 
-	mlb_dumpf("scx_mlb: mode %u, model generation %u, %u domains, %lld tasks\n", mode,
+	scx_bpf_dump("scx_mlb: mode %u, model generation %u, %u domains, %lld tasks\n", mode,
 		  model_gen_seen, nr_doms, nr_tasks);
 	bpf_for(i, 0, nr_doms)
 	{
@@ -379,7 +386,7 @@ void BPF_STRUCT_OPS(mlb_dump, struct scx_dump_ctx *dctx)
 
 		if (!d)
 			break;
-		mlb_dumpf("scx_mlb: dom %u: load %llu/1024, queued %lld, avg wait %llu us\n", i,
+		scx_bpf_dump("scx_mlb: dom %u: load %llu/1024, queued %lld, avg wait %llu us\n", i,
 			  d->load, d->nr_queued, d->avg_wait_ns / 1000);
 	}
 }
@@ -391,7 +398,7 @@ void BPF_STRUCT_OPS(mlb_dump_cpu, struct scx_dump_ctx *dctx, s32 cpu, bool idle)
 
 	if (!c)
 		return;
-	mlb_dumpf("scx_mlb: cpu: queued work %llu us, expected wait %llu us, running for %llu us, "
+	scx_bpf_dump("scx_mlb: cpu: queued work %llu us, expected wait %llu us, running for %llu us, "
 		  "clock %llu\n",
 		  c->queued_ns > 0 ? (u64)c->queued_ns / 1000 : 0, cpu_wait_ns(cpu, now) / 1000,
 		  c->curr_at && now > c->curr_at ? (now - c->curr_at) / 1000 : 0, c->vtime_now);
@@ -404,32 +411,25 @@ void BPF_STRUCT_OPS(mlb_dump_task, struct scx_dump_ctx *dctx, struct task_struct
 
 	if (!t)
 		return;
-	mlb_dumpf(
+	scx_bpf_dump(
 	    "scx_mlb: task: queue cpu %d, last cpu %d, chosen cpu %d (-1: none), vtime %llu\n",
 	    (s32)t->q_cpu, (s32)t->last_cpu, (s32)t->chosen_cpu, t->vtime);
-	mlb_dumpf("scx_mlb: task: runnable for %llu us, stopped %llu us ago, burst %llu us, duty "
+	scx_bpf_dump("scx_mlb: task: runnable for %llu us, stopped %llu us ago, burst %llu us, duty "
 		  "%u/1024\n",
 		  t->ready_at && now > t->ready_at ? (now - t->ready_at) / 1000 : 0,
 		  t->stopped_at && now > t->stopped_at ? (now - t->stopped_at) / 1000 : 0,
 		  t->burst_ns / 1000, t->duty * 1024 / MLB_FRAC_ONE);
 }
 
-/*
- * Copy the exit information for user space; kind last, since user space polls it. At an
- * error exit the kernel's debug dump comes too.
- */
+/* Record the exit for the loader (upstream's exit-info macro): at an error exit the kernel's
+ * debug dump comes too; kind is written last, since the loader polls it. */
 void BPF_STRUCT_OPS(mlb_exit, struct scx_exit_info *ei)
 {
-	exit_info.exit_code = ei->exit_code;
-	bpf_probe_read_kernel_str(exit_info.reason, sizeof(exit_info.reason), ei->reason);
-	bpf_probe_read_kernel_str(exit_info.msg, sizeof(exit_info.msg), ei->msg);
-	if (ei->kind >= SCX_EXIT_ERROR && ei->dump)
-		bpf_probe_read_kernel_str(exit_dump, sizeof(exit_dump), ei->dump);
-	asm volatile("" ::: "memory"); /* keep the order; x86 does not reorder stores */
-	exit_info.kind = ei->kind;
+	UEI_RECORD(uei, ei);
 }
 
-_Static_assert(sizeof(MLB_OPS_NAME) <= SCX_OPS_NAME_LEN, "the ops name fits the kernel's");
+_Static_assert(sizeof(MLB_OPS_NAME) <= sizeof(((struct sched_ext_ops *)0)->name),
+	       "the ops name fits the kernel's");
 
 SEC(".struct_ops.link")
 struct sched_ext_ops mlb_ops = {
