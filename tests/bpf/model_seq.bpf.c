@@ -12,8 +12,7 @@
  * does to the sequence (mlb_deploy in src/learn.c), 1 what a swap that has begun does.
  * hook_runs counts its runs: a run that got past the first checks and the forward pass.
  */
-#include "vmlinux.h"
-#include <bpf/bpf_helpers.h>
+#include <scx/common.bpf.h> /* as the scheduler includes it (common.bpf.h needs it) */
 #include "mlb/intf.h"
 #include "mlb/options.h"
 #include "mlb/load.h"
