@@ -26,6 +26,7 @@
 #include "mlb/features.h"
 #include "ml/model.h"
 #include "ml/rng.h"
+#include "scx/user_exit_info_common.h" /* the skeleton's uei (the scheduler's common.bpf.h) */
 #include "tests/bpf/model_seq.skel.h"
 
 #define NR_MODELS   3
