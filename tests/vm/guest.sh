@@ -100,7 +100,9 @@ numa4x2smt)
 esac
 
 [ -f "$kdir/vmlinuz" ] || { log "no kernel in $kdir (run: make kernel)"; exit 90; }
-bash "$here/mkinitramfs.sh" "$kdir" "$B/vm/initramfs.cpio" || { log "HARNESS: mkinitramfs failed"; exit 90; }
+# one initramfs per kernel (its modules): the kernel matrix boots several
+initrd=$B/vm/initramfs-$(cat "$kdir/version").cpio
+bash "$here/mkinitramfs.sh" "$kdir" "$initrd" || { log "HARNESS: mkinitramfs failed"; exit 90; }
 
 if [ -z "$out" ]; then
 	mkdir -p "$B/vm/runs"
@@ -167,7 +169,7 @@ boot() {
 	rm -f "$out/.mlb/rc"
 	qemu-system-x86_64 -accel tcg,thread=$tcg_thread -cpu max -machine q35 -nographic -no-reboot \
 		-nic none "${qtopo[@]}" \
-		-kernel "$kdir/vmlinuz" -initrd "$B/vm/initramfs.cpio" \
+		-kernel "$kdir/vmlinuz" -initrd "$initrd" \
 		-append "console=ttyS0 panic=-1 rdinit=/init mitigations=off ${MLB_KERNEL_ARGS:-}" \
 		-fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
 		-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
