@@ -60,14 +60,15 @@ done
 # The kernel matrix: a subset of the scenarios again on the oldest sched_ext kernel Debian
 # ships and on the newest 6.18 (LTS) build, as vm/NAME@oldest and vm/NAME@6.18; the rest runs
 # on build/kernel, the newest. tests/vm/fetch-kernel.sh resolves the versions (`make kernels`
-# fetches them into build/kernel-oldest and build/kernel-6.18).
+# fetches them into build/kernel-oldest and build/kernel-6.18). They run with MLB_SHORT=1: the
+# same checks with shorter load phases (scenario-lib.sh's short()), for the suite's budget.
 matrix_kernels=(oldest 6.18)
 matrix_scenarios=(attach sigint stress balance infer hotplug)
 for k in "${matrix_kernels[@]}"; do
 	for m in "${matrix_scenarios[@]}"; do
 		t=tests/vm/scenarios/$m.sh
 		names+=("vm/$m@$k")
-		cmds+=("env MLB_KERNEL_DIR=$B/kernel-$k MLB_SCENARIO_SUFFIX=@$k bash tests/vm/scenario.sh $t")
+		cmds+=("env MLB_KERNEL_DIR=$B/kernel-$k MLB_SCENARIO_SUFFIX=@$k MLB_SHORT=1 bash tests/vm/scenario.sh $t")
 		manual["vm/$m@$k"]=${manual["vm/$m"]}
 	done
 done

@@ -7,6 +7,10 @@ SCX=/sys/kernel/sched_ext
 MLB_PID=""
 MLB_LOG=$MLB_OUT/scx_mlb.log
 
+# short LONG SHORT: LONG, or SHORT under MLB_SHORT=1 (the kernel matrix's second and third
+# kernels run a scenario's load phases shorter: the same checks, less time; tests/run.sh)
+short() { if [ "${MLB_SHORT:-0}" = 1 ]; then echo "$2"; else echo "$1"; fi; }
+
 fail() {
 	echo "FAIL: $*"
 	mlb_kill
@@ -324,13 +328,14 @@ cpu_in_list() {
 # SIGINT and is disabled within DISABLE_S s, and no workload process is left (vm/stress,
 # vm/stress-64).
 stress_check() {
-	local sp sp_rc hb_rc=0 hb_n=0 t_end left
+	local sp sp_rc hb_rc=0 hb_n=0 t_end left d
+	d=$(short 30 12)
 	cd /tmp || fail "cd /tmp"
-	note "stress-ng and hackbench for 30 s"
-	stress-ng --aggressive --temp-path /tmp --timeout 30s --metrics-brief \
+	note "stress-ng and hackbench for $d s"
+	stress-ng --aggressive --temp-path /tmp --timeout ${d}s --metrics-brief \
 		--cpu "$1" --fork "$1" --affinity "$1" --yield "$1" >"$MLB_OUT/stress-ng.log" 2>&1 &
 	sp=$!
-	t_end=$(($(now_ms) + 28000))
+	t_end=$(($(now_ms) + (d - 2) * 1000))
 	while [ "$(now_ms)" -lt $t_end ]; do
 		hackbench -g "$2" -l "$3" >>"$MLB_OUT/hackbench.log" 2>&1 || { hb_rc=$?; break; }
 		hb_n=$((hb_n + 1))

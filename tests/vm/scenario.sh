@@ -42,7 +42,7 @@ hostload() { echo "host: load $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cpus, $
 hostload before
 # MLB_RUN_ID (tests/run.sh): the scenarios that reuse another's output check it
 MLB_KERNEL_DIR=$kdir bash "$here/guest.sh" --topo "$topo" --timeout "$timeout" --out "$out" \
-	--env "MLB_RUN_ID=${MLB_RUN_ID:-}" -- "$sc"
+	--env "MLB_RUN_ID=${MLB_RUN_ID:-}" --env "MLB_SHORT=${MLB_SHORT:-0}" -- "$sc"
 rc=$?
 hostload after
 con=$out/console.log

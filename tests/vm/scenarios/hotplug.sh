@@ -22,7 +22,7 @@ trap spin_stop EXIT
 mlb_start --mode infer --model /tmp/hp.mlb --state-dir $STATE --stats 1
 mlb_wait_enabled
 wait_stats 1 30
-spin_start 4
+spin_start $(short 4 2) # fewer under MLB_SHORT: on single-threaded TCG they slow the reload
 spin_progress 3
 
 

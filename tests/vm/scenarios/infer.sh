@@ -3,8 +3,8 @@
 # timeout: 480
 # infer mode with a trained model (vm/train's when it passed in this run of the suite, same
 # MLB_RUN_ID, else one trained here from a short collection):
-# the scheduler stays enabled through 30 s of stress (stress-ng cpu/fork/yield plus the mixed
-# load), SIGINT -> 0, and the model decides: each of its recorded decisions is what its
+# the scheduler stays enabled through 30 s (MLB_SHORT: 12 s) of stress (stress-ng
+# cpu/fork/yield plus the mixed load), SIGINT -> 0, and the model decides: each of its recorded decisions is what its
 # output implies, from the deployed generation, some unlike the heuristic's, with scores
 # bit-exact against user space (below).
 source "$MLB_ROOT/tests/vm/scenario-lib.sh"
@@ -33,9 +33,10 @@ costs=(--move-cost-core-us 10 --move-cost-llc-us 1000 --move-cost-cross-llc-us 5
 mlb_start --mode infer --model /tmp/infer.mlb --state-dir $STATE --stats 5 "${costs[@]}"
 mlb_wait_enabled
 grep -aq 'model /tmp/infer.mlb loaded: generation 1' "$MLB_LOG" || fail "the model was not loaded"
-stress-ng --temp-path /tmp --timeout 30s --cpu 2 --fork 2 --yield 2 >"$MLB_OUT/stress-ng.log" 2>&1 &
+d=$(short 30 12)
+stress-ng --temp-path /tmp --timeout ${d}s --cpu 2 --fork 2 --yield 2 >"$MLB_OUT/stress-ng.log" 2>&1 &
 sp=$!
-mixed_load 30 infer
+mixed_load $d infer
 wait $sp || fail "stress-ng failed"
 mlb_check_enabled
 wait_stats $(($(nstats) + 1)) 30
