@@ -393,26 +393,23 @@ static u64 mono_ns(void)
 	return (u64)t.tv_sec * 1000000000ULL + t.tv_nsec;
 }
 
-/* The learning part of the stats line (empty in heuristic mode). */
-static void learn_stats(const struct loop *lp, const struct mlb_stats_snap *cur, u32 gen_seen,
-			char *buf, size_t sz)
+/* The learning part of the stats record (none in heuristic mode). */
+static void learn_stats(const struct loop *lp, u32 gen_seen, struct mlb_stats_rec *r)
 {
 	const struct mlb_collect_stats *cs;
-	const u64 *c = cur->cnt;
+	const u64 *c = r->cnt;
 
-	buf[0] = '\0';
 	if (!lp->coll)
 		return;
 	cs = mlb_collector_stats(lp->coll);
-	snprintf(buf, sz,
-		 " gen=%u live_gen=%u"
-		 " samples=%llu pending=%llu rb_drops=%llu write_dropped=%llu"
-		 " live_cost_us=%.1f",
-		 lp->learner.live ? lp->learner.gen : 0, gen_seen, (unsigned long long)cs->samples,
-		 (unsigned long long)cs->pending,
-		 (unsigned long long)(c[MLB_STAT_DROP_DECISION] + c[MLB_STAT_DROP_OUTCOME]),
-		 (unsigned long long)cs->write_dropped,
-		 lp->learner.live ? lp->learner.live_cost : 0.0);
+	r->learning = true;
+	r->learn[MLB_SL_GEN] = lp->learner.live ? lp->learner.gen : 0;
+	r->learn[MLB_SL_LIVE_GEN] = gen_seen;
+	r->learn[MLB_SL_SAMPLES] = cs->samples;
+	r->learn[MLB_SL_PENDING] = cs->pending;
+	r->learn[MLB_SL_RB_DROPS] = c[MLB_STAT_DROP_DECISION] + c[MLB_STAT_DROP_OUTCOME];
+	r->learn[MLB_SL_WRITE_DROPPED] = cs->write_dropped;
+	r->learn[MLB_SL_LIVE_COST_US] = lp->learner.live ? lp->learner.live_cost : 0.0;
 }
 
 /* Once a second in the learning modes (lp->coll set): file, expiry, retraining, live checks. */
@@ -450,11 +447,12 @@ static int run_once(struct loop *lp, bool *restart)
 	static struct mlb_topo topo;
 	struct mlb_stats_snap prev = {}, cur = {};
 	static struct mlb_work wk;
+	static struct mlb_stats_rec rec;
 	struct scx_mlb *skel = NULL;
 	struct bpf_link *link = NULL;
 	struct ring_buffer *rb = NULL, *rb_out = NULL;
 	double t0, next_stats, next_tick;
-	char errbuf[256], extra[512];
+	char errbuf[256];
 	int err, stats_fd, work_fd;
 
 	*restart = false;
@@ -569,11 +567,11 @@ static int run_once(struct loop *lp, bool *restart)
 		if (OPT(STATS) && t >= next_stats) {
 			cur.t = t - t0;
 			if (!mlb_stats_read(stats_fd, libbpf_num_possible_cpus(), &cur)) {
-				learn_stats(lp, &cur, skel->bss->model_gen_seen, extra,
-					    sizeof(extra));
-				mlb_stats_print(stdout, &prev, &cur, skel->bss->dom_stats,
-						topo.nr_doms, skel->bss->nr_tasks,
-						skel->bss->nr_task_ctxs, extra);
+				mlb_stats_rec_fill(&rec, &prev, &cur, skel->bss->dom_stats,
+						   topo.nr_doms, skel->bss->nr_tasks,
+						   skel->bss->nr_task_ctxs);
+				learn_stats(lp, skel->bss->model_gen_seen, &rec);
+				mlb_stats_print(stdout, &rec);
 				prev = cur;
 				if (!mlb_work_read(work_fd, libbpf_num_possible_cpus(), &wk))
 					mlb_work_print(stdout, cur.t, &wk);
