@@ -5,6 +5,8 @@ UNIT_C := $(wildcard tests/unit/test_*.c)
 UNIT_TESTS += $(patsubst tests/unit/test_%.c,$(B)/tests/unit/%,$(UNIT_C))
 
 topology_SRCS := src/topology.c
+statsd_SRCS := src/statsd.c src/json.c src/stats.c
+statsd_LDLIBS := $(LDLIBS_BPF) -lpthread
 
 # The sources a test links (NAME_SRCS) are prerequisites too: editing src/topology.c rebuilds
 # unit/topology instead of running the stale binary.
