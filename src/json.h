@@ -37,7 +37,7 @@ void mlb_json_int(struct mlb_json *j, long long v);
 void mlb_json_raw(struct mlb_json *j, const char *s);
 
 /* The reader's limits: nesting, a key's and a string value's length after unescaping. */
-#define MLB_JSON_MAX_DEPTH 6
+#define MLB_JSON_MAX_DEPTH 8
 #define MLB_JSON_MAX_KEY   64
 #define MLB_JSON_MAX_STR   256
 

@@ -35,9 +35,16 @@ struct parse_ctx {
 	size_t errlen;
 };
 
+/* The reason @msg, and the client's word @what (a key or value) made printable, into err. */
 static int perr(struct parse_ctx *c, int e, const char *msg, const char *what)
 {
-	snprintf(c->err, c->errlen, "%s%s%s", msg, what ? ": " : "", what ? what : "");
+	char w[MLB_JSON_MAX_KEY];
+	size_t i;
+
+	for (i = 0; what && what[i] && i < sizeof(w) - 1; i++)
+		w[i] = (unsigned char)what[i] < 0x20 || what[i] == 0x7f ? '?' : what[i];
+	w[i] = '\0';
+	snprintf(c->err, c->errlen, "%s%s%s", msg, what ? ": " : "", w);
 	return e;
 }
 
@@ -407,16 +414,32 @@ static void client_close(struct client *c)
 	c->n = 0;
 }
 
-/* Send @len bytes of the reply; a client that cannot take it now loses its connection. */
+/*
+ * Send @len bytes of the reply, waiting at most a second in all for room: a client that does
+ * not read its replies loses its connection, and stalls this thread for a second at most.
+ */
 static bool client_send(struct client *c, const char *s, size_t len)
 {
-	ssize_t k = send(c->fd, s, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+	double end = mono() + 1;
 
-	if (k != (ssize_t)len) {
-		client_close(c);
-		return false;
+	while (len) {
+		ssize_t k = send(c->fd, s, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		struct pollfd pf = {.fd = c->fd, .events = POLLOUT};
+		double left = end - mono();
+
+		if (k > 0) {
+			s += k;
+			len -= k;
+			continue;
+		}
+		if (k < 0 && errno != EAGAIN && errno != EINTR)
+			break;
+		if (left <= 0 || poll(&pf, 1, (int)(left * 1000) + 1) < 0)
+			break;
 	}
-	return true;
+	if (len)
+		client_close(c);
+	return !len;
 }
 
 /* Answer one request line of @c (@len bytes, its newline cut off). */

@@ -101,12 +101,40 @@ static void test_parse(void)
 		CHECK(parse(s, &r) == EINVAL);
 	}
 	/* nested beyond the reader's depth */
-	CHECK(parse("{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{}}}}}}}}", &r) == EINVAL);
+	CHECK(parse("{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{}}}}}}}}}}",
+		    &r) == EINVAL);
 	/* the size bound: the longest line accepted, one byte more is E2BIG */
 	memset(big, ' ', sizeof(big));
 	memcpy(big, "{\"req\":\"stats\"}", 15);
 	CHECK(mlb_statsd_parse(big, MLB_STATSD_MAX_REQ - 1, &r, err, sizeof(err)) == 0);
 	CHECK(mlb_statsd_parse(big, MLB_STATSD_MAX_REQ, &r, err, sizeof(err)) == E2BIG);
+}
+
+static int any(void *ctx, const char *const *path, int depth, enum mlb_json_kind kind,
+	       const char *val, size_t vlen)
+{
+	(void)ctx, (void)path, (void)depth, (void)kind, (void)val, (void)vlen;
+	return 0;
+}
+
+/* The reader alone: its depth bound, exactly (the request parser refuses earlier). */
+static void test_reader(void)
+{
+	char s[256] = "", deeper[300], err[256];
+	size_t n = 0;
+
+	for (int i = 0; i < MLB_JSON_MAX_DEPTH; i++)
+		n += snprintf(s + n, sizeof(s) - n, "{\"k\":");
+	n += snprintf(s + n, sizeof(s) - n, "1");
+	for (int i = 0; i < MLB_JSON_MAX_DEPTH; i++)
+		n += snprintf(s + n, sizeof(s) - n, "}");
+	CHECK(mlb_json_walk(s, n, any, NULL, err, sizeof(err)) == 0);
+	snprintf(deeper, sizeof(deeper), "{\"k\":%s}", s);
+	CHECK(mlb_json_walk(deeper, strlen(deeper), any, NULL, err, sizeof(err)) == -1 &&
+	      strstr(err, "nested deeper"));
+	CHECK(mlb_json_walk("-0.5e+3", 7, any, NULL, err, sizeof(err)) == 0);
+	CHECK(mlb_json_walk("1.", 2, any, NULL, err, sizeof(err)) == -1);
+	CHECK(mlb_json_walk("{\"a\":1,}", 8, any, NULL, err, sizeof(err)) == -1);
 }
 
 static void test_writer(void)
@@ -333,6 +361,7 @@ static void test_server(void)
 int main(void)
 {
 	test_parse();
+	test_reader();
 	test_writer();
 	test_same_line(false);
 	test_same_line(true);
