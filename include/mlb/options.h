@@ -243,7 +243,7 @@ enum mlb_exit_status {
 	X("scx_mlb --mode collect", "record decisions and their outcomes")                         \
 	X("scx_mlb --mode infer --model m.mlb", "a trained model decides migrations")              \
 	X("scx_mlb --mode adaptive", "learn: collect, retrain, swap models")                       \
-	X("scx_mlb --monitor 1", "the running scx_mlb's stats every second")
+	X("scx_mlb --monitor 1", "the running scx_mlb's stats")
 
 #ifndef __bpf__
 #include <stddef.h>
