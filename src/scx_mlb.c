@@ -801,14 +801,19 @@ int main(int argc, char **argv)
 
 		printf("scx_mlb: summary: records=%llu generations=%u model_decisions=%llu "
 		       "fallback=%llu rollbacks=%u rejected=%u bpf_decisions=%llu received=%llu "
-		       "decision_drops=%llu rb_drops=%llu unmatched=%llu write_dropped=%llu\n",
+		       "decision_drops=%llu rb_drops=%llu unmatched=%llu write_dropped=%llu "
+		       "unlabelled=%llu expired=%llu evicted=%llu duplicates=%llu "
+		       "window_dropped=%llu pad_bytes=%llu\n",
 		       (unsigned long long)cs->written, lp.learner.generations,
 		       (unsigned long long)lp.model_decisions, (unsigned long long)lp.fallback,
 		       lp.learner.rollbacks, lp.learner.rejected,
 		       (unsigned long long)lp.bpf_decisions,
 		       (unsigned long long)(cs->decisions + cs->invalid),
 		       (unsigned long long)lp.decision_drops, (unsigned long long)lp.rb_drops,
-		       (unsigned long long)cs->unmatched, (unsigned long long)cs->write_dropped);
+		       (unsigned long long)cs->unmatched, (unsigned long long)cs->write_dropped,
+		       (unsigned long long)cs->unlabelled, (unsigned long long)cs->expired,
+		       (unsigned long long)cs->evicted, (unsigned long long)cs->duplicates,
+		       (unsigned long long)cs->window_dropped, (unsigned long long)cs->pad_bytes);
 		mlb_collector_free(lp.coll);
 	}
 	mlb_learner_free(&lp.learner);
