@@ -230,6 +230,13 @@ static void man(void)
 		  "modes: dataset.csv, the labelled samples; model.mlb, the model adaptive mode "
 		  "deployed last and infer mode starts from; model.prev.mlb, the one before it. "
 		  "Created 0750 if missing; refused if group- or world-writable.");
+	printf(".TP\n.I ");
+	roff_line(mlb_opts[MLB_OPT_STATS_SOCKET].def_str);
+	roff_line("The default stats socket (--stats-socket): sched-ext's scx_stats protocol, "
+		  "one JSON request and reply per line, {\"req\":\"stats\"} or "
+		  "{\"req\":\"stats_meta\"}; what scxtop and scx_mlb --monitor read. Mode 0600 "
+		  "(0660 with --stats-group); requests of at most 4095 bytes, 50 a second, 8 "
+		  "connections. See README.md, \"The stats socket\".");
 	printf(".TP\n.I /etc/default/scx_mlb\n");
 	roff_line("SCX_MLB_FLAGS, the options scx_mlb.service (make install) starts it with. "
 		  "scx_mlb itself reads no configuration file: everything is on its command line. "
