@@ -83,7 +83,7 @@ $(B)/mlb-version.h: FORCE
 	echo "$$line" >$@.tmp && mv $@.tmp $@
 FORCE:
 
-MLB_SRCS := src/scx_mlb.c src/topology.c src/stats.c src/collect.c src/learn.c \
+MLB_SRCS := src/scx_mlb.c src/topology.c src/stats.c src/json.c src/statsd.c src/collect.c src/learn.c \
 	src/ml/data.c src/ml/model.c src/ml/mlp.c src/ml/quant.c src/ml/metrics.c src/ml/train.c \
 	src/ml/ope.c
 $(B)/scx_mlb: $(MLB_SRCS) $(wildcard src/*.h) $(wildcard include/mlb/*.h) $(wildcard include/scx/*.h) \

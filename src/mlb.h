@@ -5,6 +5,7 @@
 #ifndef __MLB_H
 #define __MLB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include "mlb/intf.h"
@@ -62,11 +63,45 @@ struct mlb_stats_snap {
 /* mlb_stats_read - sum the per-CPU stats map @fd over @nr_cpus CPUs into @snap. */
 int mlb_stats_read(int fd, u32 nr_cpus, struct mlb_stats_snap *snap);
 
-/* mlb_stats_print - one stats line from two snapshots and the per-domain state, ending with
- * @extra (may be NULL). */
-void mlb_stats_print(FILE *out, const struct mlb_stats_snap *prev, const struct mlb_stats_snap *cur,
-		     const struct mlb_dom_stat *doms, u32 nr_doms, s64 nr_tasks, s64 nr_task_ctxs,
-		     const char *extra);
+/* How a value of the stats record is written: an integer, or a decimal with 0, 1, 2 digits. */
+enum mlb_sfmt { MLB_SFMT_I, MLB_SFMT_F0, MLB_SFMT_F1, MLB_SFMT_F2 };
+
+/* One key of the stats record, from the tables of include/mlb/intf.h. */
+struct mlb_stat_key {
+	const char *key, *doc;
+	enum mlb_sfmt fmt;
+};
+extern const struct mlb_stat_key mlb_stat_head_keys[MLB_NR_SHEAD];
+extern const struct mlb_stat_key mlb_stat_cnt_keys[MLB_NR_STATS]; /* all MLB_SFMT_I */
+extern const struct mlb_stat_key mlb_stat_dom_keys[MLB_NR_SDOM];
+extern const struct mlb_stat_key mlb_stat_learn_keys[MLB_NR_SLEARN];
+
+/*
+ * Every value of one stats line: what the line prints and the stats socket serves
+ * (src/statsd.c), so that both say the same. learn[] only when @learning.
+ */
+struct mlb_stats_rec {
+	double head[MLB_NR_SHEAD];
+	u64 cnt[MLB_NR_STATS];
+	u32 nr_doms;
+	bool learning;
+	double dom[MLB_MAX_DOMS][MLB_NR_SDOM];
+	double learn[MLB_NR_SLEARN];
+};
+
+/*
+ * mlb_stats_rec_fill - the record of two snapshots (the rate is over cur->t - prev->t) and
+ * the per-domain state; learning off (the caller fills learn[] and sets learning).
+ */
+void mlb_stats_rec_fill(struct mlb_stats_rec *r, const struct mlb_stats_snap *prev,
+			const struct mlb_stats_snap *cur, const struct mlb_dom_stat *doms,
+			u32 nr_doms, s64 nr_tasks, s64 nr_task_ctxs);
+
+/* mlb_stats_fmt - @v written as @f says into @buf (an integer is rounded); returns @buf. */
+char *mlb_stats_fmt(char *buf, size_t size, enum mlb_sfmt f, double v);
+
+/* mlb_stats_print - the stats line of @r: "stats key=value ...", in the tables' order. */
+void mlb_stats_print(FILE *out, const struct mlb_stats_rec *r);
 
 /* mlb_work_read - sum the per-CPU work map @fd (struct mlb_work) over @nr_cpus CPUs. */
 int mlb_work_read(int fd, u32 nr_cpus, struct mlb_work *sum);

@@ -29,32 +29,80 @@ int mlb_stats_read(int fd, u32 nr_cpus, struct mlb_stats_snap *snap)
 	return err;
 }
 
-static const char *const stat_keys[MLB_NR_STATS] = {
-#define MLB_X_KEY(e, key, doc) [MLB_STAT_##e] = key,
-    MLB_STATS(MLB_X_KEY)
+#define MLB_X_KEY(e, k, type, d) [MLB_##e] = {.key = k, .doc = d, .fmt = MLB_SFMT_##type},
+const struct mlb_stat_key mlb_stat_head_keys[MLB_NR_SHEAD] = {
+#define MLB_X_SH(e, k, type, d) MLB_X_KEY(SH_##e, k, type, d)
+    MLB_STATS_HEAD(MLB_X_SH)
+#undef MLB_X_SH
+};
+const struct mlb_stat_key mlb_stat_dom_keys[MLB_NR_SDOM] = {
+#define MLB_X_SD(e, k, type, d) MLB_X_KEY(SD_##e, k, type, d)
+    MLB_STATS_DOM(MLB_X_SD)
+#undef MLB_X_SD
+};
+const struct mlb_stat_key mlb_stat_learn_keys[MLB_NR_SLEARN] = {
+#define MLB_X_SL(e, k, type, d) MLB_X_KEY(SL_##e, k, type, d)
+    MLB_STATS_LEARN(MLB_X_SL)
+#undef MLB_X_SL
+};
 #undef MLB_X_KEY
+const struct mlb_stat_key mlb_stat_cnt_keys[MLB_NR_STATS] = {
+#define MLB_X_SC(e, k, d) [MLB_STAT_##e] = {.key = k, .doc = d, .fmt = MLB_SFMT_I},
+    MLB_STATS(MLB_X_SC)
+#undef MLB_X_SC
 };
 
-void mlb_stats_print(FILE *out, const struct mlb_stats_snap *prev, const struct mlb_stats_snap *cur,
-		     const struct mlb_dom_stat *doms, u32 nr_doms, s64 nr_tasks, s64 nr_task_ctxs,
-		     const char *extra)
+void mlb_stats_rec_fill(struct mlb_stats_rec *r, const struct mlb_stats_snap *prev,
+			const struct mlb_stats_snap *cur, const struct mlb_dom_stat *doms,
+			u32 nr_doms, s64 nr_tasks, s64 nr_task_ctxs)
 {
 	double dt = cur->t - prev->t;
-	const u64 *c = cur->cnt;
 	u64 queued = 0;
 
-	for (u32 d = 0; d < nr_doms; d++)
+	memset(r, 0, sizeof(*r));
+	r->nr_doms = nr_doms < MLB_MAX_DOMS ? nr_doms : MLB_MAX_DOMS;
+	for (u32 d = 0; d < r->nr_doms; d++) {
 		queued += doms[d].nr_queued;
-	fprintf(out, "stats t=%.1f migr_s=%.1f queued=%llu tasks=%lld task_ctxs=%lld", cur->t,
-		dt > 0 ? (c[MLB_STAT_CPU_MIGR] - prev->cnt[MLB_STAT_CPU_MIGR]) / dt : 0.0,
-		(unsigned long long)queued, (long long)nr_tasks, (long long)nr_task_ctxs);
+		r->dom[d][MLB_SD_LOAD] = (double)doms[d].load / MLB_LOAD_ONE;
+		r->dom[d][MLB_SD_Q] = doms[d].nr_queued;
+		r->dom[d][MLB_SD_WAIT_US] = doms[d].avg_wait_ns / 1000.0;
+	}
+	r->head[MLB_SH_T] = cur->t;
+	r->head[MLB_SH_MIGR_S] =
+	    dt > 0 ? (cur->cnt[MLB_STAT_CPU_MIGR] - prev->cnt[MLB_STAT_CPU_MIGR]) / dt : 0.0;
+	r->head[MLB_SH_QUEUED] = queued;
+	r->head[MLB_SH_TASKS] = nr_tasks;
+	r->head[MLB_SH_TASK_CTXS] = nr_task_ctxs;
+	memcpy(r->cnt, cur->cnt, sizeof(r->cnt));
+}
+
+char *mlb_stats_fmt(char *buf, size_t size, enum mlb_sfmt f, double v)
+{
+	static const char *const fmts[] = {"%.0f", "%.0f", "%.1f", "%.2f"};
+
+	snprintf(buf, size, fmts[f], v);
+	return buf;
+}
+
+void mlb_stats_print(FILE *out, const struct mlb_stats_rec *r)
+{
+	char v[64];
+
+	fprintf(out, "stats");
+	for (u32 i = 0; i < MLB_NR_SHEAD; i++)
+		fprintf(out, " %s=%s", mlb_stat_head_keys[i].key,
+			mlb_stats_fmt(v, sizeof(v), mlb_stat_head_keys[i].fmt, r->head[i]));
 	for (u32 i = 0; i < MLB_NR_STATS; i++)
-		fprintf(out, " %s=%llu", stat_keys[i], (unsigned long long)c[i]);
-	for (u32 d = 0; d < nr_doms; d++)
-		fprintf(out, " dom%u_load=%.2f dom%u_q=%u dom%u_wait_us=%.0f", d,
-			(double)doms[d].load / MLB_LOAD_ONE, d, doms[d].nr_queued, d,
-			doms[d].avg_wait_ns / 1000.0);
-	fprintf(out, "%s\n", extra ? extra : "");
+		fprintf(out, " %s=%llu", mlb_stat_cnt_keys[i].key, (unsigned long long)r->cnt[i]);
+	for (u32 d = 0; d < r->nr_doms; d++)
+		for (u32 i = 0; i < MLB_NR_SDOM; i++)
+			fprintf(
+			    out, " dom%u_%s=%s", d, mlb_stat_dom_keys[i].key,
+			    mlb_stats_fmt(v, sizeof(v), mlb_stat_dom_keys[i].fmt, r->dom[d][i]));
+	for (u32 i = 0; r->learning && i < MLB_NR_SLEARN; i++)
+		fprintf(out, " %s=%s", mlb_stat_learn_keys[i].key,
+			mlb_stats_fmt(v, sizeof(v), mlb_stat_learn_keys[i].fmt, r->learn[i]));
+	fprintf(out, "\n");
 	fflush(out);
 }
 

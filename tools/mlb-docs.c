@@ -58,23 +58,16 @@ static const struct {
 #undef MLB_X_WK
 };
 
-/* The loader's own keys, before the counters (src/stats.c) and after them (src/scx_mlb.c). */
-static const char *const head_keys[][2] = {
-    {"t", "seconds since attach"},
-    {"migr_s", "CPU migrations per second over the last period"},
-    {"queued", "tasks waiting in the CPUs' queues now"},
-    {"tasks", "tasks scheduled by scx_mlb now"},
-    {"task_ctxs", "per-task contexts held by the BPF side (freed when a task exits)"},
-};
-static const char *const tail_keys[][2] = {
-    {"domN_load / domN_q / domN_wait_us",
-     "domain N's smoothed load (in always-busy nice-0 tasks), tasks queued on its CPUs, "
-     "smoothed wait per run"},
-    {"gen / live_gen", "learning modes: generation deployed by user space / last used by BPF"},
-    {"samples / pending", "labelled samples written / decisions waiting for their outcome"},
-    {"rb_drops / write_dropped",
-     "records lost to full ring buffers / samples lost to write errors"},
-    {"live_cost_us", "the live model's estimated cost per decision there, us (0: none)"},
+/* The loader's own keys, before the counters, per domain and after them (the learning modes). */
+static const struct {
+	const char *key, *doc;
+} head_keys[] =
+    {
+#define MLB_X_SK(e, k, type, d) {k, d},
+	MLB_STATS_HEAD(MLB_X_SK)},
+  dom_keys[] = {MLB_STATS_DOM(MLB_X_SK)},
+  learn_keys[] = {MLB_STATS_LEARN(MLB_X_SK)
+#undef MLB_X_SK
 };
 
 /* The table's long names and short options are unique, or one line on stderr and 0. */
@@ -237,6 +230,13 @@ static void man(void)
 		  "modes: dataset.csv, the labelled samples; model.mlb, the model adaptive mode "
 		  "deployed last and infer mode starts from; model.prev.mlb, the one before it. "
 		  "Created 0750 if missing; refused if group- or world-writable.");
+	printf(".TP\n.I ");
+	roff_line(mlb_opts[MLB_OPT_STATS_SOCKET].def_str);
+	roff_line("The default stats socket (--stats-socket): sched-ext's scx_stats protocol, "
+		  "one JSON request and reply per line, {\"req\":\"stats\"} or "
+		  "{\"req\":\"stats_meta\"}; what scxtop and scx_mlb --monitor read. Mode 0600 "
+		  "(0660 with --stats-group); requests of at most 4095 bytes, 50 a second, 8 "
+		  "connections. See README.md, \"The stats socket\".");
 	printf(".TP\n.I /etc/default/scx_mlb\n");
 	roff_line("SCX_MLB_FLAGS, the options scx_mlb.service (make install) starts it with. "
 		  "scx_mlb itself reads no configuration file: everything is on its command line. "
@@ -291,11 +291,13 @@ int main(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "stats")) {
 		printf("| key | meaning |\n|---|---|\n");
 		for (i = 0; i < sizeof(head_keys) / sizeof(head_keys[0]); i++)
-			printf("| %s | %s |\n", head_keys[i][0], head_keys[i][1]);
+			printf("| %s | %s |\n", head_keys[i].key, head_keys[i].doc);
 		for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
 			printf("| %s | %s |\n", counters[i].key, counters[i].doc);
-		for (i = 0; i < sizeof(tail_keys) / sizeof(tail_keys[0]); i++)
-			printf("| %s | %s |\n", tail_keys[i][0], tail_keys[i][1]);
+		for (i = 0; i < sizeof(dom_keys) / sizeof(dom_keys[0]); i++)
+			printf("| dom<N>_%s | domain N: %s |\n", dom_keys[i].key, dom_keys[i].doc);
+		for (i = 0; i < sizeof(learn_keys) / sizeof(learn_keys[0]); i++)
+			printf("| %s | %s |\n", learn_keys[i].key, learn_keys[i].doc);
 		return 0;
 	}
 	if (argc == 2 && !strcmp(argv[1], "work")) {

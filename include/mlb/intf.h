@@ -258,6 +258,54 @@ struct mlb_outcome_rec {
 	X(MIGR_UNCHOSEN_NODE, "migr_unchosen_node", "unchosen, same node")                         \
 	X(MIGR_UNCHOSEN_REMOTE, "migr_unchosen_remote", "unchosen, another node")
 
+/*
+ * The stats line's other keys, computed by user space (src/stats.c), with the counters one
+ * record (struct mlb_stats_rec) that the stats line, the README's table and the stats
+ * socket's JSON (src/statsd.c) are all printed from. X(ENUM, "key", TYPE, "doc"); TYPE is
+ * how the value is written: I an integer, F0, F1, F2 a decimal with that many digits.
+ * HEAD: before the counters. DOM: per domain N, domN_<key> in the line, doms.N.<key> in the
+ * JSON. LEARN: after the domains, in the learning modes only.
+ */
+#define MLB_STATS_HEAD(X)                                                                          \
+	X(T, "t", F1, "seconds since attach")                                                      \
+	X(MIGR_S, "migr_s", F1, "CPU migrations per second over the last period")                  \
+	X(QUEUED, "queued", I, "tasks waiting in the CPUs' queues now")                            \
+	X(TASKS, "tasks", I, "tasks scheduled by scx_mlb now")                                     \
+	X(TASK_CTXS, "task_ctxs", I,                                                               \
+	  "per-task contexts held by the BPF side (freed when a task exits)")
+#define MLB_STATS_DOM(X)                                                                           \
+	X(LOAD, "load", F2, "smoothed load, in always-busy nice-0 tasks")                          \
+	X(Q, "q", I, "tasks queued on its CPUs")                                                   \
+	X(WAIT_US, "wait_us", F0, "smoothed run-queue wait per run of its tasks, us")
+#define MLB_STATS_LEARN(X)                                                                         \
+	X(GEN, "gen", I, "learning modes: model generation deployed by user space")                \
+	X(LIVE_GEN, "live_gen", I, "learning modes: model generation BPF last used")               \
+	X(SAMPLES, "samples", I, "learning modes: labelled samples written")                       \
+	X(PENDING, "pending", I, "learning modes: decisions waiting for their outcome")            \
+	X(RB_DROPS, "rb_drops", I, "learning modes: records lost to full ring buffers")            \
+	X(WRITE_DROPPED, "write_dropped", I, "learning modes: samples lost to write errors")       \
+	X(LIVE_COST_US, "live_cost_us", F1,                                                        \
+	  "learning modes: the live model's estimated cost per decision, us (0: none)")
+
+enum mlb_stat_head {
+#define MLB_X_SH(e, key, type, doc) MLB_SH_##e,
+	MLB_STATS_HEAD(MLB_X_SH)
+#undef MLB_X_SH
+	    MLB_NR_SHEAD,
+};
+enum mlb_stat_dom {
+#define MLB_X_SD(e, key, type, doc) MLB_SD_##e,
+	MLB_STATS_DOM(MLB_X_SD)
+#undef MLB_X_SD
+	    MLB_NR_SDOM,
+};
+enum mlb_stat_learn {
+#define MLB_X_SL(e, key, type, doc) MLB_SL_##e,
+	MLB_STATS_LEARN(MLB_X_SL)
+#undef MLB_X_SL
+	    MLB_NR_SLEARN,
+};
+
 enum mlb_stat {
 #define MLB_X_STAT(e, key, doc) MLB_STAT_##e,
 	MLB_STATS(MLB_X_STAT)

@@ -99,6 +99,14 @@ enum mlb_label_kind {
 	  "Schedule only tasks whose policy is SCHED_EXT")                                         \
 	X(STATS, 'S', "stats", "SECONDS", NUM, 0, 3600, 0,                                         \
 	  "Stats line period in seconds (0: none, the default)")                                   \
+	X(STATS_SOCKET, 0, "stats-socket", "PATH", STR, 0, 0, "/var/run/scx/root/stats",           \
+	  "The stats socket, in sched-ext's scx_stats protocol (scxtop, --monitor)")               \
+	X(NO_STATS_SOCKET, 0, "no-stats-socket", NULL, FLAG, 0, 1, 0, "Serve no stats socket")     \
+	X(STATS_GROUP, 0, "stats-group", "GROUP", STR, 0, 0, NULL,                                 \
+	  "Let GROUP use the stats socket too (mode 0660); without it root alone (0600)")          \
+	X(MONITOR, 0, "monitor", "SEC", NUM, 0, 3600, 0,                                           \
+	  "Load nothing: print the stats line of the scx_mlb serving --stats-socket every SEC "    \
+	  "seconds, until SIGINT; 0: off")                                                         \
 	X(DURATION, 0, "duration", "SEC", NUM, 0, 100000000, 0,                                    \
 	  "Detach and exit after SEC seconds, 0: never")                                           \
 	X(MODE, 'm', "mode", "MODE", CHOICE, 0, MLB_NR_DMODES - 1, MLB_DMODE_HEURISTIC,            \
@@ -234,7 +242,8 @@ enum mlb_exit_status {
 	X("scx_mlb -I 5 -N 25 -S 0", "tighter LLC, looser NUMA, no stats")                         \
 	X("scx_mlb --mode collect", "record decisions and their outcomes")                         \
 	X("scx_mlb --mode infer --model m.mlb", "a trained model decides migrations")              \
-	X("scx_mlb --mode adaptive", "learn: collect, retrain, swap models")
+	X("scx_mlb --mode adaptive", "learn: collect, retrain, swap models")                       \
+	X("scx_mlb --monitor 1", "the running scx_mlb's stats")
 
 #ifndef __bpf__
 #include <stddef.h>

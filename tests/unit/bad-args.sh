@@ -73,7 +73,8 @@ while read -r name kind lo hi choices; do
 		check "$name=$((hi + 1))"
 		[ "$kind" = pow2 ] && check "$name=$((lo + 1))" # in range, not a power of two
 		at_lo+=("$name=$lo")
-		at_hi+=("$name=$hi")
+		# --monitor above 0 is a client of a running scx_mlb, not a scheduler: below
+		[ "$name" = --monitor ] || at_hi+=("$name=$hi")
 		;;
 	flag)
 		check "$name=1"
@@ -139,5 +140,14 @@ fi
 [ "$("$bin" --version)" = "$("$bin" -V)" ] &&
 	"$bin" --version | grep -qx "scx_mlb $ver ($rev, ops scx_mlb_${ver}_$rev)" ||
 	{ echo "FAIL: --version: $("$bin" -V), expected version $ver, revision $rev"; fails=$((fails + 1)); }
+# --monitor SEC loads nothing: with no scx_mlb at the socket it says so in one line, exit 3,
+# before any kernel check (it runs on this host without sched_ext and as root alike).
+n=$((n + 1))
+err=$(timeout 20 "$bin" --monitor 3600 --stats-socket "$state/none" 2>&1 >/dev/null)
+rc=$?
+if [ $rc -ne 3 ] || [ "$(printf '%s\n' "$err" | wc -l)" -ne 1 ] || [[ $err != "scx_mlb: monitor: $state/none: "* ]]; then
+	echo "FAIL: --monitor with no server -> exit $rc, stderr '$err' (want 3, one line)"
+	fails=$((fails + 1))
+fi
 echo "bad-args: $n cases, $fails failed"
 [ $fails -eq 0 ]

@@ -5,6 +5,8 @@ UNIT_C := $(wildcard tests/unit/test_*.c)
 UNIT_TESTS += $(patsubst tests/unit/test_%.c,$(B)/tests/unit/%,$(UNIT_C))
 
 topology_SRCS := src/topology.c
+statsd_SRCS := src/statsd.c src/json.c src/stats.c
+statsd_LDLIBS := $(LDLIBS_BPF) -lpthread
 
 # The sources a test links (NAME_SRCS) are prerequisites too: editing src/topology.c rebuilds
 # unit/topology instead of running the stale binary.
@@ -26,3 +28,16 @@ $(B)/tests/bpf/model_seq.skel.h: $(B)/tests/bpf/model_seq.bpf.o
 model-seq_SRCS := src/ml/model.c
 model-seq_LDLIBS := $(LDLIBS_BPF)
 $(B)/tests/unit/model-seq: $(model-seq_SRCS) $(B)/tests/bpf/model_seq.skel.h
+
+# The stats socket's request handling: a libFuzzer target (FUZZ_CFLAGS, src/ml/ml.mk) and the
+# tool that checks its corpus; tests/unit/fuzz-statsd.sh runs both.
+STATSD_SRCS := src/statsd.c src/json.c src/stats.c
+$(B)/tests/fuzz-statsd: tests/fuzz/fuzz_statsd.c $(STATSD_SRCS) src/statsd.h src/json.h src/mlb.h
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_statsd.c $(STATSD_SRCS) $(LDLIBS_BPF) -lpthread
+
+$(B)/tests/statsd-check: tests/fuzz/statsd_check.c $(STATSD_SRCS) src/statsd.h src/json.h src/mlb.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SAN) -Isrc -o $@ tests/fuzz/statsd_check.c $(STATSD_SRCS) $(LDLIBS_BPF) -lpthread
+
+all: $(B)/tests/fuzz-statsd $(B)/tests/statsd-check
