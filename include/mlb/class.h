@@ -79,6 +79,11 @@ struct mlb_class_ctx {
 	u8 pad[3];
 };
 MLB_ASSERT(sizeof(struct mlb_class_ctx) == 16, "class state layout");
+MLB_ASSERT(MLB_MIN_TASK_CLASS == 0 && MLB_MAX_TASK_CLASS == MLB_NR_CLASSES - 1,
+	   "feature task_class is an enum mlb_class");
+MLB_ASSERT(MLB_STAT_CLASS_INTER == MLB_STAT_CLASS_LAT + MLB_CLASS_INTER &&
+	       MLB_STAT_CLASS_BATCH == MLB_STAT_CLASS_LAT + MLB_CLASS_BATCH,
+	   "class gauges follow enum mlb_class");
 MLB_ASSERT(MLB_NR_CLASSES <= 255 && MLB_CLASS_CONFIRM < 255, "class state fits u8");
 MLB_ASSERT(MLB_FRAC_ONE <= 65535, "slice use fits u16");
 MLB_ASSERT(MLB_CLASS_GAP_MAX_US <= 0x7fffffff / 4, "period and jitter sums fit u32");
