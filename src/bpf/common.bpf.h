@@ -35,6 +35,9 @@ const volatile u32 nr_nodes = 1;
 const volatile u32 cpu_dom[MLB_MAX_CPUS];
 const volatile u32 cpu_core[MLB_MAX_CPUS];     /* lowest CPU id of its core (SMT siblings) */
 const volatile u32 cpu_capacity[MLB_MAX_CPUS]; /* 1024 = the largest CPU */
+/* 1: capacities differ (include/mlb/place.h): idle CPUs are chosen by capacity and class.
+ * 0 (symmetric machines): a load-time constant, so the verifier drops that code. */
+const volatile u32 cap_asym = 0;
 const volatile u32 dom_node[MLB_MAX_DOMS];
 const volatile u32 dom_nr_cpus[MLB_MAX_DOMS];
 const volatile u32 dom_first_cpu[MLB_MAX_DOMS];	  /* domain CPUs as a list: the first, then */
@@ -440,6 +443,12 @@ static u64 dom_load_per_cpu(u32 dom)
 static u64 task_load(struct task_struct *p, struct task_ctx *tctx)
 {
 	return mlb_task_load(p->scx.weight, tctx->duty);
+}
+
+/* The load of the CPU time @p takes: weight x running fraction (MLB_LOAD_ONE units). */
+static u64 task_load_running(struct task_struct *p, struct task_ctx *tctx)
+{
+	return mlb_task_load(p->scx.weight, tctx->run_frac);
 }
 
 /* Account the interval since duty_at: the task was runnable (@was_runnable) and running

@@ -81,7 +81,17 @@
  * change). The class is a feature (task_class) and three gauges (class_lat, class_inter,
  * class_batch, counted from ops.enable to ops.disable). Ordering, slices, preemption and the
  * seam's decisions do not read it; only the idle CPU choice of a machine whose CPUs differ
- * in capacity does (queues.bpf.h).
+ * in capacity does (below).
+ *
+ * CPUS OF DIFFERENT CAPACITIES (include/mlb/place.h; queues.bpf.h: choose_idle)
+ * Where sysfs reports asymmetric cpu_capacity (the smallest below 7/8 of the largest: Arm
+ * big.LITTLE, hybrid cores), the loader sets rodata cap_asym, and the idle CPU a wake-up or
+ * a push offers to the seam is ranked by capacity first: latency-critical and heavy tasks
+ * prefer the big CPUs, batch tasks the others, then the usual preference (sibling, whole
+ * idle core, any idle CPU). Elsewhere cap_asym is 0, a load-time constant, and the choice is
+ * scan_idle()'s as before. Limits: a task whose previous CPU is idle keeps it (leaving an
+ * idle CPU saves no wait, so the seam would not move it), and wake-ups stay in the LLC, so
+ * on machines whose big and little cores have separate LLCs it changes nothing.
  *
  * THE PARTS
  * common.bpf.h (state, helpers, load, expected waits), probes.bpf.h (outcomes),
@@ -122,6 +132,7 @@
 #include "mlb/bits.h"
 #include "mlb/heuristic.h"
 #include "mlb/class.h"
+#include "mlb/place.h"
 #include "mlb/nn_fixed.h"
 
 char _license[] SEC("license") = "GPL";
