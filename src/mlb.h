@@ -29,6 +29,9 @@ struct mlb_topo {
 	u32 dom_node[MLB_MAX_DOMS];
 	u32 dom_nr_cpus[MLB_MAX_DOMS];
 	u32 dom_capacity[MLB_MAX_DOMS];
+	u32 cap_min;  /* smallest scaled capacity of an online CPU (1024 = the largest) */
+	u32 cap_asym; /* 1: capacities differ enough for capacity-aware placement
+		       * (include/mlb/place.h: mlb_cap_asymmetric()) */
 	u64 dom_cpus[MLB_MAX_DOMS][MLB_CPUMASK_WORDS];
 	u8 node_dist[MLB_MAX_NODES][MLB_MAX_NODES];
 };

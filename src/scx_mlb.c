@@ -344,6 +344,7 @@ static int configure(struct scx_mlb *skel, const struct mlb_topo *t)
 		memcpy((void *)ro->dom_cpus[d], t->dom_cpus[d], sizeof(t->dom_cpus[d]));
 	}
 	memcpy((void *)ro->node_dist, t->node_dist, sizeof(t->node_dist));
+	ro->cap_asym = t->cap_asym; /* 0 on symmetric machines: the idle choice as always */
 	ro->slice_ns = OPT(SLICE_US) * 1000;
 	ro->balance_interval_ns = OPT(INTERVAL_MS) * 1000000;
 	ro->load_half_life_ns = OPT(HALF_LIFE_MS) * 1000000;

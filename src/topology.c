@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "mlb.h"
+#include "mlb/place.h"
 
 #define PATH_LEN 512
 
@@ -296,6 +297,12 @@ int mlb_topo_read(const char *sysfs, struct mlb_topo *t, char *err, size_t errle
 		t->cpu_core[c] = core_key(sysfs, c);
 		t->cpu_capacity_scaled[c] = maxcap ? (u64)t->cpu_capacity[c] * 1024 / maxcap : 1024;
 	}
+	/* Asymmetric capacities (big.LITTLE, hybrid cores): placement by capacity. */
+	t->cap_min = MLB_CAP_ONE;
+	for (u32 c = 0; c < t->nr_cpu_ids; c++)
+		if (t->cpu_dom[c] >= 0 && t->cpu_capacity_scaled[c] < t->cap_min)
+			t->cap_min = t->cpu_capacity_scaled[c];
+	t->cap_asym = mlb_cap_asymmetric(t->cap_min, MLB_CAP_ONE);
 	/* Mean capacity per domain, scaled so the largest CPU is 1024. */
 	for (u32 d = 0; d < t->nr_doms; d++) {
 		u64 sum = 0;
@@ -324,4 +331,9 @@ void mlb_topo_print(const struct mlb_topo *t, FILE *out)
 	for (u32 d = 0; d < t->nr_doms; d++)
 		fprintf(out, "scx_mlb: dom %u: node %u, cpus %s\n", d, t->dom_node[d],
 			mlb_format_cpulist(t->dom_cpus[d], MLB_CPUMASK_WORDS, list, sizeof(list)));
+	if (t->cap_asym)
+		fprintf(out,
+			"scx_mlb: cpu capacities %u to %u of %u: idle CPUs chosen by capacity and "
+			"task class\n",
+			t->cap_min, MLB_CAP_ONE, MLB_CAP_ONE);
 }

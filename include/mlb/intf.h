@@ -101,7 +101,9 @@ typedef uint8_t u8;
 	X(TASK_WAITED_US, "task_waited_us", 0, 10000000, "time it has waited runnable so far, us") \
 	X(TASK_RESIDENCE_US, "task_residence_us", 0, 10000000,                                     \
 	  "time since it came to its CPU (cache heat), us")                                        \
-	X(WAKER_ON_DST, "waker_on_dst", 0, 1, "1 if the task that last woke it runs on dst")
+	X(WAKER_ON_DST, "waker_on_dst", 0, 1, "1 if the task that last woke it runs on dst")       \
+	X(TASK_CLASS, "task_class", 0, 2,                                                          \
+	  "class learned from its behaviour: 0 latency-critical, 1 interactive, 2 batch")
 
 enum mlb_feature {
 #define MLB_X_ENUM(e, name, lo, hi, doc) MLB_F_##e,
@@ -211,6 +213,11 @@ struct mlb_outcome_rec {
  * CPU) and unchosen (anything else), each per topology level: same core (SMT siblings), same
  * LLC, same node, remote. The first run of a new task is not a migration (the kernel does
  * not count fork placement either).
+ *
+ * class_lat, class_inter and class_batch are gauges, not counters: a task is added to its
+ * class's slot on the CPU where it enters the class and taken away on the CPU where it
+ * leaves it, so one CPU's value may wrap below zero, but the sum over the CPUs (modulo 2^64,
+ * as user space adds them) is the number of tasks in the class now.
  */
 #define MLB_STATS(X)                                                                               \
 	X(ENQ_LOCAL, "direct", "wake-ups dispatched straight to an idle CPU")                      \
@@ -256,7 +263,10 @@ struct mlb_outcome_rec {
 	X(MIGR_UNCHOSEN_CORE, "migr_unchosen_core", "unchosen, same core")                         \
 	X(MIGR_UNCHOSEN_LLC, "migr_unchosen_llc", "unchosen, same LLC")                            \
 	X(MIGR_UNCHOSEN_NODE, "migr_unchosen_node", "unchosen, same node")                         \
-	X(MIGR_UNCHOSEN_REMOTE, "migr_unchosen_remote", "unchosen, another node")
+	X(MIGR_UNCHOSEN_REMOTE, "migr_unchosen_remote", "unchosen, another node")                  \
+	X(CLASS_LAT, "class_lat", "tasks now in class latency-critical (include/mlb/class.h)")     \
+	X(CLASS_INTER, "class_inter", "tasks now in class interactive")                            \
+	X(CLASS_BATCH, "class_batch", "tasks now in class batch")
 
 /*
  * The stats line's other keys, computed by user space (src/stats.c), with the counters one

@@ -35,6 +35,9 @@ const volatile u32 nr_nodes = 1;
 const volatile u32 cpu_dom[MLB_MAX_CPUS];
 const volatile u32 cpu_core[MLB_MAX_CPUS];     /* lowest CPU id of its core (SMT siblings) */
 const volatile u32 cpu_capacity[MLB_MAX_CPUS]; /* 1024 = the largest CPU */
+/* 1: capacities differ (include/mlb/place.h): idle CPUs are chosen by capacity and class.
+ * 0 (symmetric machines): a load-time constant, so the verifier drops that code. */
+const volatile u32 cap_asym = 0;
 const volatile u32 dom_node[MLB_MAX_DOMS];
 const volatile u32 dom_nr_cpus[MLB_MAX_DOMS];
 const volatile u32 dom_first_cpu[MLB_MAX_DOMS];	  /* domain CPUs as a list: the first, then */
@@ -119,9 +122,11 @@ struct task_ctx {
 	u32 pr_src, pr_dst; /* CPUs */
 	u32 pr_runs;
 	u32 pr_flags;
-	s32 pr_imbal;  /* IMBALANCE feature at the decision */
-	u8 pr_migrate; /* the decision */
-	u8 pad2[3];
+	s32 pr_imbal;	/* IMBALANCE feature at the decision */
+	u8 pr_migrate;	/* the decision */
+	u8 cls_counted; /* its class is counted in the class gauges (enabled, not disabled) */
+	u8 pad2[2];
+	struct mlb_class_ctx cls; /* its class and the classifier's state (include/mlb/class.h) */
 };
 
 struct {
@@ -218,6 +223,46 @@ static long rb_output(void *rb, void *data, u64 size)
 			: BPF_RB_NO_WAKEUP;
 
 	return bpf_ringbuf_output(rb, data, size, flags);
+}
+
+/* Add @delta to class @cls's gauge on this CPU (atomic: a gauge that lost an update would
+ * stay wrong). */
+static void class_gauge_add(u32 cls, s64 delta)
+{
+	u32 idx = MLB_STAT_CLASS_LAT + (cls < MLB_NR_CLASSES ? cls : 0);
+	u64 *cnt = bpf_map_lookup_elem(&stats, &idx);
+
+	if (cnt)
+		__sync_fetch_and_add(cnt, (u64)delta);
+}
+
+/* A task enters (@enter, at ops.enable) or leaves (at ops.disable) the gauges of the classes
+ * (stats class_lat, class_inter, class_batch). */
+static void class_count(struct task_ctx *tctx, bool enter)
+{
+	if (enter == !!tctx->cls_counted)
+		return;
+	class_gauge_add(tctx->cls.cls, enter ? 1 : -1);
+	tctx->cls_counted = enter;
+}
+
+/*
+ * class_observe_stop - a run of @ran ns of the task of @tctx ended (@runnable: it did not go
+ * to sleep), its full slice being @slice: feed the classifier (include/mlb/class.h), with the
+ * burst and wake frequency just updated, and move the task between the class gauges when its
+ * class changes. The class is observed, counted and offered to the model; no scheduling
+ * decision reads it, but the capacity-aware idle CPU choice of machines whose CPUs differ in
+ * capacity (queues.bpf.h).
+ */
+static void class_observe_stop(struct task_ctx *tctx, u64 ran, u64 slice, bool runnable)
+{
+	u32 old = tctx->cls.cls;
+
+	mlb_class_stop(&tctx->cls, ran, slice, runnable);
+	if (!mlb_class_update(&tctx->cls, tctx->burst_ns, tctx->wake_freq) || !tctx->cls_counted)
+		return;
+	class_gauge_add(old, -1);
+	class_gauge_add(tctx->cls.cls, 1);
 }
 
 static struct mlb_work *work_here(void)
@@ -398,6 +443,12 @@ static u64 dom_load_per_cpu(u32 dom)
 static u64 task_load(struct task_struct *p, struct task_ctx *tctx)
 {
 	return mlb_task_load(p->scx.weight, tctx->duty);
+}
+
+/* The load of the CPU time @p takes: weight x running fraction (MLB_LOAD_ONE units). */
+static u64 task_load_running(struct task_struct *p, struct task_ctx *tctx)
+{
+	return mlb_task_load(p->scx.weight, tctx->run_frac);
 }
 
 /* Account the interval since duty_at: the task was runnable (@was_runnable) and running

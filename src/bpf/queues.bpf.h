@@ -71,6 +71,54 @@ static u32 scan_idle(const struct dom_scan *s)
 	return s->idle;
 }
 
+/*
+ * pick_idle_cap - on a machine whose CPUs differ in capacity (cap_asym), the idle CPU of
+ * domain @dom that @p should take, leaving out @ref (the CPU it is on): the placement rule of
+ * include/mlb/place.h, by its class and load, over the same CPUs scan_dom() visits, in the
+ * same order (mlb_place_pick(), written as a loop over the domain's list). NO_CPU if none
+ * is idle. Only looked at, not claimed.
+ */
+static u32 pick_idle_cap(struct task_struct *p, struct task_ctx *tctx, u32 dom, u32 ref)
+{
+	const struct cpumask *idle = scx_bpf_get_idle_cpumask();
+	const struct cpumask *smt = scx_bpf_get_idle_smtmask();
+	u32 cpu = dom_first_cpu[IDX(dom, MLB_MAX_DOMS)], best = NO_CPU, i, rank;
+	u32 want = mlb_place_want(tctx->cls.cls, task_load_running(p, tctx));
+	s32 best_score = -1, score;
+
+	bpf_for(i, 0, MLB_MAX_LLC_SCAN)
+	{
+		if (!cpu_valid(cpu))
+			break;
+		if (cpu != ref && bpf_cpumask_test_cpu(cpu, p->cpus_ptr) &&
+		    bpf_cpumask_test_cpu(cpu, idle)) {
+			rank = same_core(cpu, ref)		? MLB_RANK_SIBLING
+			       : bpf_cpumask_test_cpu(cpu, smt) ? MLB_RANK_CORE
+								: MLB_RANK_IDLE;
+			score = mlb_place_score(want, cpu_capacity[IDX(cpu, MLB_MAX_CPUS)], rank);
+			if (score > best_score) {
+				best_score = score;
+				best = cpu;
+			}
+		}
+		cpu = cpu_next_in_dom[IDX(cpu, MLB_MAX_CPUS)];
+	}
+	scx_bpf_put_idle_cpumask(idle);
+	scx_bpf_put_idle_cpumask(smt);
+	work_scan(i);
+	return best;
+}
+
+/* The idle CPU of a scan of domain @dom for @p (on CPU @ref) to take: the usual preference
+ * (scan_idle()), or on a machine of asymmetric capacities the placement rule's choice. */
+static u32 choose_idle(struct task_struct *p, struct task_ctx *tctx, const struct dom_scan *s,
+		       u32 dom, u32 ref)
+{
+	if (cap_asym)
+		return pick_idle_cap(p, tctx, dom, ref);
+	return scan_idle(s);
+}
+
 /* An idle CPU @p may use outside domain @dom, on its node when @same_node (else on the other
  * nodes); only looked at, not claimed. NO_CPU if none. Struct_ops callbacks run under RCU,
  * which keeps the cpumask kptrs valid here. */
@@ -150,7 +198,7 @@ s32 BPF_STRUCT_OPS(mlb_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake
 	now = bpf_ktime_get_ns();
 	dom = dom_of_cpu(prev);
 	scan_dom(p, dom, prev, now, &s);
-	cpu = scan_idle(&s);
+	cpu = choose_idle(p, tctx, &s, dom, prev);
 	/*
 	 * A task that never ran (a new one, placed at fork) has no cache to lose and its first
 	 * CPU is not a migration (nor for the kernel's count): it takes the best idle CPU,
@@ -247,7 +295,7 @@ void BPF_STRUCT_OPS(mlb_enqueue, struct task_struct *p, u64 enq_flags)
 	    !cpu_is_idle(cpu)) {
 		now = bpf_ktime_get_ns();
 		scan_dom(p, dom_of_cpu(cpu), cpu, now, &s);
-		dst = scan_idle(&s);
+		dst = choose_idle(p, tctx, &s, dom_of_cpu(cpu), cpu);
 		if (dst == NO_CPU)
 			dst = peek_idle_outside(p, dom_of_cpu(cpu), true);
 		if (dst != NO_CPU && try_idle_move(p, tctx, cpu, dst, MLB_KIND_PULL)) {

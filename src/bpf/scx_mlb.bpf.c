@@ -73,6 +73,26 @@
  * Per CPU: the expected runs of its queued tasks (queue_account), and when its running task
  * started and is expected to stop: together the expected wait at that CPU (cpu_wait_ns).
  *
+ * TASK CLASSES (include/mlb/class.h; common.bpf.h: class_observe_stop)
+ * Each task is latency-critical, interactive or batch, learned from what it does: its burst,
+ * wake-up frequency, the regularity of its wake-ups (ops.runnable) and its slice use (a run
+ * ending still runnable used all it was given; ops.stopping, where the class is evaluated),
+ * with hysteresis (looser thresholds to stay than to enter, and four agreeing evaluations to
+ * change). The class is a feature (task_class) and three gauges (class_lat, class_inter,
+ * class_batch, counted from ops.enable to ops.disable). Ordering, slices, preemption and the
+ * seam's decisions do not read it; only the idle CPU choice of a machine whose CPUs differ
+ * in capacity does (below).
+ *
+ * CPUS OF DIFFERENT CAPACITIES (include/mlb/place.h; queues.bpf.h: choose_idle)
+ * Where sysfs reports asymmetric cpu_capacity (the smallest below 7/8 of the largest: Arm
+ * big.LITTLE, hybrid cores), the loader sets rodata cap_asym, and the idle CPU a wake-up or
+ * a push offers to the seam is ranked by capacity first: latency-critical and heavy tasks
+ * prefer the big CPUs, batch tasks the others, then the usual preference (sibling, whole
+ * idle core, any idle CPU). Elsewhere cap_asym is 0, a load-time constant, and the choice is
+ * scan_idle()'s as before. Limits: a task whose previous CPU is idle keeps it (leaving an
+ * idle CPU saves no wait, so the seam would not move it), and wake-ups stay in the LLC, so
+ * on machines whose big and little cores have separate LLCs it changes nothing.
+ *
  * THE PARTS
  * common.bpf.h (state, helpers, load, expected waits), probes.bpf.h (outcomes),
  * seam.bpf.h (features, decisions), model.bpf.h (the deployed model), queues.bpf.h (placement, queues, pulls, tick,
@@ -111,6 +131,8 @@
 #include "mlb/load.h"
 #include "mlb/bits.h"
 #include "mlb/heuristic.h"
+#include "mlb/class.h"
+#include "mlb/place.h"
 #include "mlb/nn_fixed.h"
 
 char _license[] SEC("license") = "GPL";
@@ -132,10 +154,8 @@ void BPF_STRUCT_OPS(mlb_runnable, struct task_struct *p, u64 enq_flags)
 		return;
 	update_fracs(tctx, now, false, false); /* it slept until now */
 	if (tctx->woke_at) {
-		u64 gap = now - tctx->woke_at;
-		u32 inst = gap ? (MLB_SEC_NS / gap > 100000 ? 100000 : MLB_SEC_NS / gap) : 100000;
-
-		tctx->wake_freq = (3 * tctx->wake_freq + inst) / 4;
+		tctx->wake_freq = mlb_wake_freq_next(tctx->wake_freq, now - tctx->woke_at);
+		mlb_class_wake(&tctx->cls, now - tctx->woke_at);
 	}
 	tctx->woke_at = now;
 	tctx->ready_at = now;
@@ -200,8 +220,9 @@ void BPF_STRUCT_OPS(mlb_stopping, struct task_struct *p, bool runnable)
 	/* A task whose slice is gone (used up, cut, or given away by sched_yield()) pays at
 	 * least its share: yielders would otherwise keep the head of the queue forever. */
 	tctx->vtime += (p->scx.slice || ran >= slice ? ran : slice) * MLB_WEIGHT_DFL / weight;
-	tctx->burst_ns = (7 * tctx->burst_ns + ran) / 8;
+	tctx->burst_ns = mlb_burst_next(tctx->burst_ns, ran);
 	tctx->slice_use = ran >= slice ? MLB_FRAC_ONE : ran * MLB_FRAC_ONE / slice;
+	class_observe_stop(tctx, ran, slice, runnable);
 	update_fracs(tctx, now, true, true);
 	tctx->running_at = 0;
 	tctx->stopped_at = now;
@@ -248,6 +269,7 @@ s32 BPF_STRUCT_OPS(mlb_init_task, struct task_struct *p, struct scx_init_task_ar
 	tctx->duty_at = now;
 	tctx->stopped_at = now;
 	tctx->duty = MLB_FRAC_ONE / 2; /* unknown: start in the middle */
+	mlb_class_init(&tctx->cls);
 	return 0;
 }
 
@@ -259,6 +281,7 @@ void BPF_STRUCT_OPS(mlb_enable, struct task_struct *p)
 	__sync_fetch_and_add(&nr_tasks, 1);
 	if (!tctx)
 		return;
+	class_count(tctx, true);
 	c = lookup_cpu(tctx->vclock_cpu);
 	if (c)
 		tctx->vtime = c->vtime_now;
@@ -272,6 +295,7 @@ void BPF_STRUCT_OPS(mlb_disable, struct task_struct *p)
 	if (tctx) {
 		dom_remove_runnable(tctx);
 		queue_unaccount(tctx);
+		class_count(tctx, false);
 	}
 }
 

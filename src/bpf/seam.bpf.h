@@ -146,6 +146,7 @@ static __noinline void fill_features(struct mlb_features *f, struct task_struct 
 	SETF(TASK_WAITED_US, waited / 1000);
 	SETF(TASK_RESIDENCE_US, resid / 1000);
 	SETF(WAKER_ON_DST, tctx->waker_cpu == dst);
+	SETF(TASK_CLASS, tctx->cls.cls);
 #undef SETF
 }
 

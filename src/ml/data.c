@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include "mlb/features.h"
 #include "mlb/heuristic.h"
+#include "mlb/class.h"
 #include "data.h"
 #include "rng.h"
 #include "err.h"
@@ -374,6 +375,17 @@ int mlb_synth(struct mlb_dataset *ds, size_t n, u64 seed, double noise)
 		x[MLB_F_TASK_RESIDENCE_US] = clampi((s64)exp(mlb_rng_uniform(&r) * log(10000000.0)),
 						    MLB_F_TASK_RESIDENCE_US);
 		x[MLB_F_WAKER_ON_DST] = mlb_rng_uniform(&r) < 0.2;
+		/* the class the entry thresholds of include/mlb/class.h give these inputs (no
+		 * draw of its own, so the other features' draws are as before; no periodicity) */
+		if (x[MLB_F_TASK_SLICE_USE] >= MLB_BATCH_USE_IN ||
+		    x[MLB_F_TASK_BURST_US] >= MLB_BATCH_BURST_IN_US)
+			x[MLB_F_TASK_CLASS] = MLB_CLASS_BATCH;
+		else if (x[MLB_F_TASK_SLICE_USE] <= MLB_LAT_USE_IN &&
+			 x[MLB_F_TASK_BURST_US] <= MLB_LAT_BURST_IN_US &&
+			 x[MLB_F_TASK_WAKE_FREQ] >= MLB_LAT_WAKES_IN)
+			x[MLB_F_TASK_CLASS] = MLB_CLASS_LAT;
+		else
+			x[MLB_F_TASK_CLASS] = MLB_CLASS_INTER;
 
 		/* The rule: move when it relieves the source enough to pay for what it costs. */
 		s = x[MLB_F_IMBALANCE] / 1024.0 * (x[MLB_F_TASK_DUTY] / 1024.0 + 0.3);

@@ -16,6 +16,7 @@
 #include "mlb/intf.h"
 #include "mlb/options.h"
 #include "mlb/load.h"
+#include "mlb/class.h"
 #include "mlb/nn_fixed.h"
 
 char LICENSE[] SEC("license") = "GPL";

@@ -249,7 +249,7 @@ int main(void)
 		printf(" %s weights, %d inputs compared\n", k % 2 ? "wide" : "narrow", PER_MODEL);
 	}
 	/* A model whose input count is not the call's is refused on both sides. */
-	skel->bss->model.n_in = MLB_NN_MAX_IN;
+	skel->bss->model.n_in = MLB_NR_FEATURES - 1;
 	if (run(skel, 16, MLB_NR_FEATURES, &err))
 		goto fail;
 	if (err != 16 ||

@@ -3,7 +3,9 @@
  * unit/topology: domain discovery from fake sysfs trees (2 nodes x 2 LLCs with an offline
  * CPU and a gap in the ids; no NUMA or cache information; malformed lists; the limits
  * exactly, MLB_MAX_CPUS CPUs in MLB_MAX_DOMS LLCs on 8 and on MLB_MAX_NODES nodes, and one
- * over each), and the CPU list parser/formatter.
+ * over each), the CPU list parser/formatter, and placement by capacity
+ * (include/mlb/place.h) on big/little trees: an Arm big.LITTLE, a hybrid P/E-core machine
+ * with SMT on its big cores, and symmetric ones where it must not change anything.
  */
 #include <assert.h>
 #include <errno.h>
@@ -15,6 +17,7 @@
 #include <unistd.h>
 
 #include "mlb.h"
+#include "mlb/place.h"
 #include "check.h"
 
 static char root[256];
@@ -438,6 +441,178 @@ static void test_max_16_nodes(void)
 	CHECK(!memcmp(&t, &again, sizeof(t)));
 }
 
+/* A tree of @n CPUs in one LLC, CPU c of capacity cap[c] (none written when @cap is NULL),
+ * SMT pairs (c, c + 1) for c < @smt_below, even c. */
+static void build_caps(const char *name, int n, const u32 *cap, int smt_below)
+{
+	char list[32];
+
+	snprintf(root, sizeof(root), "/tmp/mlb-topo-%d/%s", getpid(), name);
+	snprintf(list, sizeof(list), "0-%d\n", n - 1);
+	put(list, "%s/devices/system/cpu/possible", root);
+	put(list, "%s/devices/system/cpu/online", root);
+	for (int c = 0; c < n; c++) {
+		cache(c, 2, 3, list);
+		if (cap) {
+			snprintf(list, sizeof(list), "%u\n", cap[c]);
+			put(list, "%s/devices/system/cpu/cpu%d/cpu_capacity", root, c);
+			snprintf(list, sizeof(list), "0-%d\n", n - 1);
+		}
+		if (c < smt_below) {
+			char sib[32];
+
+			snprintf(sib, sizeof(sib), "%d-%d\n", c & ~1, (c & ~1) + 1);
+			put(sib, "%s/devices/system/cpu/cpu%d/topology/thread_siblings_list", root,
+			    c);
+		}
+	}
+}
+
+/*
+ * The candidates of a wake-up on @t for a task on CPU @ref, as pick_idle_cap() in
+ * queues.bpf.h sees them: the domain's CPUs in list order but @ref, each with its scaled
+ * capacity and idle rank (@idle: bit c set for an idle CPU c; a core is whole-idle when all
+ * its CPUs are). Returns the count; @ids gets the CPU of each.
+ */
+static u32 candidates(const struct mlb_topo *t, u32 ref, u64 idle, u32 *ids, u32 *cap, u32 *rank)
+{
+	u32 n = 0;
+
+	for (u32 c = t->dom_first_cpu[t->cpu_dom[ref]]; c != (u32)-1; c = t->cpu_next_in_dom[c]) {
+		bool core_idle = true;
+
+		if (c == ref)
+			continue;
+		for (u32 s = 0; s < t->nr_cpu_ids; s++)
+			if (t->cpu_core[s] == t->cpu_core[c] && !(idle >> s & 1))
+				core_idle = false;
+		ids[n] = c;
+		cap[n] = t->cpu_capacity_scaled[c];
+		rank[n] = !(idle >> c & 1)		       ? MLB_RANK_BUSY
+			  : t->cpu_core[c] == t->cpu_core[ref] ? MLB_RANK_SIBLING
+			  : core_idle			       ? MLB_RANK_CORE
+							       : MLB_RANK_IDLE;
+		n++;
+	}
+	return n;
+}
+
+/* The CPU a task of class @cls and load @load on CPU @ref takes on @t with @idle, or -1. */
+static int pick(const struct mlb_topo *t, u32 cls, u64 load, u32 ref, u64 idle)
+{
+	u32 ids[64], cap[64], rank[64], n = candidates(t, ref, idle, ids, cap, rank);
+	int i = mlb_place_pick(mlb_place_want(cls, load), cap, rank, n);
+
+	return i < 0 ? -1 : (int)ids[i];
+}
+
+/* The usual idle preference, without capacities: scan_idle() of queues.bpf.h. */
+static int pick_usual(const struct mlb_topo *t, u32 ref, u64 idle)
+{
+	u32 ids[64], cap[64], rank[64], n = candidates(t, ref, idle, ids, cap, rank);
+	int best[4] = {-1, -1, -1, -1};
+
+	for (u32 i = 0; i < n; i++)
+		if (best[rank[i]] < 0)
+			best[rank[i]] = ids[i];
+	return best[3] >= 0 ? best[3] : best[2] >= 0 ? best[2] : best[1];
+}
+
+#define LIGHT 100	   /* a light task's load */
+#define HEAVY MLB_LOAD_ONE /* runs all the time */
+
+/* Arm big.LITTLE (DynamIQ: one L3): CPUs 0-3 little (446), 4-7 big (1024), no SMT. */
+static void test_big_little(void)
+{
+	const u32 cap[8] = {446, 446, 446, 446, 1024, 1024, 1024, 1024};
+	struct mlb_topo t;
+	char err[256], *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	build_caps("bl", 8, cap, 0);
+	CHECK(mlb_topo_read(root, &t, err, sizeof(err)) == 0);
+	CHECK(t.nr_doms == 1 && t.cap_asym == 1 && t.cap_min == 446);
+	CHECK(t.cpu_capacity_scaled[0] == 446 && t.cpu_capacity_scaled[7] == 1024);
+	/* everything idle, the task on little CPU 0 */
+	CHECK(pick(&t, MLB_CLASS_LAT, LIGHT, 0, 0xff) == 4);   /* latency: big */
+	CHECK(pick(&t, MLB_CLASS_INTER, HEAVY, 0, 0xff) == 4); /* heavy: big */
+	CHECK(pick(&t, MLB_CLASS_INTER, LIGHT, 0, 0xff) == 1); /* light: the usual, first */
+	CHECK(pick(&t, MLB_CLASS_BATCH, HEAVY, 4, 0xff) == 0); /* batch, even heavy: little */
+	CHECK(pick(&t, MLB_CLASS_BATCH, LIGHT, 4, 0xff) == 0);
+	/* it ranks, it does not filter: only little CPUs idle, only big ones */
+	CHECK(pick(&t, MLB_CLASS_LAT, LIGHT, 0, 0x0e) == 1);
+	CHECK(pick(&t, MLB_CLASS_BATCH, LIGHT, 0, 0xf0) == 4);
+	CHECK(pick(&t, MLB_CLASS_LAT, LIGHT, 0, 0x01) == -1); /* only its own CPU: none */
+	CHECK(pick(&t, MLB_CLASS_LAT, LIGHT, 5, 0xc0) == 6);
+	/* the startup line says so */
+	out = open_memstream(&text, &len);
+	mlb_topo_print(&t, out);
+	fclose(out);
+	CHECK(strstr(text, "cpu capacities 446 to 1024 of 1024"));
+	free(text);
+}
+
+/* A hybrid machine: P-cores with SMT (CPUs 0-1, 2-3, 4-5; 1024), E-cores 6-9 (600). */
+static void test_hybrid(void)
+{
+	const u32 cap[10] = {1024, 1024, 1024, 1024, 1024, 1024, 600, 600, 600, 600};
+	struct mlb_topo t;
+	char err[256];
+
+	build_caps("hy", 10, cap, 6);
+	CHECK(mlb_topo_read(root, &t, err, sizeof(err)) == 0);
+	CHECK(t.cap_asym == 1 && t.cap_min == 600 && t.cpu_core[1] == 0 && t.cpu_core[6] == 6);
+	/* on P-core CPU 0: its idle sibling first among the big ones, then a whole idle core */
+	CHECK(pick(&t, MLB_CLASS_LAT, LIGHT, 0, 0x3ff) == 1);
+	CHECK(pick(&t, MLB_CLASS_LAT, LIGHT, 0, 0x3fd) == 2);
+	CHECK(pick(&t, MLB_CLASS_LAT, LIGHT, 0, 0x3f5) == 4);
+	/* every P-core half busy: a busy core's big CPU over a whole idle E-core */
+	CHECK(pick(&t, MLB_CLASS_LAT, LIGHT, 0, 0x3d5) == 2);
+	CHECK(pick_usual(&t, 0, 0x3d5) == 6);
+	/* on E-core 6: a big whole idle core over an idle E-core */
+	CHECK(pick(&t, MLB_CLASS_LAT, LIGHT, 6, 0x3ff) == 0);
+	CHECK(pick(&t, MLB_CLASS_BATCH, LIGHT, 0, 0x3ff) == 6);
+	CHECK(pick(&t, MLB_CLASS_INTER, LIGHT, 6, 0x3ff) == pick_usual(&t, 6, 0x3ff));
+}
+
+/*
+ * Symmetric machines: no capacity files (x86, the test guests), equal ones, ones a little
+ * apart (under 1/8). Not asymmetric, so the scheduler never calls the rule; and were it
+ * called, every class would take what the usual preference takes, for every idle set and
+ * every CPU the task is on (980..1024 is one capacity band).
+ */
+static void test_symmetric(void)
+{
+	const u32 equal[8] = {1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024};
+	const u32 near[8] = {1024, 1024, 1000, 1000, 980, 980, 1024, 1024};
+	const u32 *caps[3] = {NULL, equal, near};
+	struct mlb_topo t;
+	char err[256];
+
+	for (int k = 0; k < 3; k++) {
+		char name[8];
+		int before = failures;
+
+		snprintf(name, sizeof(name), "s%d", k);
+		build_caps(name, 8, caps[k], 4);
+		CHECK(mlb_topo_read(root, &t, err, sizeof(err)) == 0);
+		CHECK(t.cap_asym == 0);
+		for (u64 idle = 0; idle < 256; idle++)
+			for (u32 ref = 0; ref < 8; ref++)
+				for (u32 cls = 0; cls < MLB_NR_CLASSES; cls++) {
+					CHECK(pick(&t, cls, HEAVY, ref, idle) ==
+					      pick_usual(&t, ref, idle));
+					CHECK(pick(&t, cls, LIGHT, ref, idle) ==
+					      pick_usual(&t, ref, idle));
+				}
+		if (failures > before)
+			fprintf(stderr, "  symmetric tree %d\n", k);
+	}
+	CHECK(!mlb_cap_asymmetric(896, 1024) && mlb_cap_asymmetric(895, 1024));
+	CHECK(!mlb_cap_asymmetric(1024, 1024) && mlb_cap_asymmetric(0, 1));
+}
+
 int main(void)
 {
 	char cmd[128];
@@ -449,6 +624,9 @@ int main(void)
 	test_too_many_doms();
 	test_max_8_nodes();
 	test_max_16_nodes();
+	test_big_little();
+	test_hybrid();
+	test_symmetric();
 	snprintf(cmd, sizeof(cmd), "rm -rf /tmp/mlb-topo-%d", getpid());
 	if (system(cmd))
 		fprintf(stderr, "cleanup failed\n");
