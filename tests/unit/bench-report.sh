@@ -5,7 +5,7 @@
 # heuristic and adaptive schedulers and learned against the heuristic; nan for a missing
 # scheduler; the TCG paragraph only with accel=tcg; every meta key in the report; the plots are
 # PNGs; the work-per-call tables from work.csv, pooled over ok runs; learning.csv made by
-# bench/workloads.sh's own parser (learning_rows) from synthetic scx_mlb logs, its table and the
+# bench/lib.sh's own parser (learning_rows) from synthetic scx_mlb logs, its table and the
 # learning and policy plots; without gnuplot one line on stderr and no plots; bad input
 # (results.csv, work.csv or learning.csv) refused with exit 2, one line on stderr and nothing
 # written.
@@ -143,13 +143,13 @@ printf '# us count\n5 100\n10 50\n100 5\n' >"$dir/lat/eevdf-r1.hist"
 printf '5 80\n12 40\n400 1\n' >"$dir/lat/eevdf-r2.hist"
 printf '# learned\n0 3\n4 120\n9 20\n60 2\n' >"$dir/lat/learned-r1.hist"
 printf '3 100\n20 5\n' >"$dir/lat/adaptive-r1.hist"
-# learning.csv from scx_mlb logs, by bench/workloads.sh's own functions (learning_rows and
+# learning.csv from scx_mlb logs, by bench/lib.sh's own functions (learning_rows and
 # learning_save, taken from the file): the training run (collect, stats every 5 s) and two
 # adaptive turns. Turn 1 restarts (t goes back to 1.0: the daemon reattached), so its totals
 # are those of both lives: model 80, heur 105 + 20, control 5, explore 4, in 4 + 1 s; turn 2
 # starts with the saved model (gen 1). Lines that are not stats, a judged retrain or a rollback
 # are left out, as is a retrain line whose numbers do not parse.
-eval "$(sed -n '/^learning_rows() {$/,/^}$/p; /^learning_save() {$/,/^}$/p' bench/workloads.sh)"
+eval "$(sed -n '/^learning_rows() {$/,/^}$/p; /^learning_save() {$/,/^}$/p' bench/lib.sh)"
 cat >"$work/collect.log" <<EOF
 scx_mlb: attached, slice 5000 us, balance every 100 ms, mode collect
 stats t=5.0 migr_s=3.0 queued=0 tasks=90 task_ctxs=80 by_heur=100 by_model=0 by_explore=2 by_control=0 dom0_load=0.50 gen=0 live_gen=0 samples=40 pending=3 rb_drops=0 write_dropped=0 live_acc=-1.000 live_saving_us=0.0
