@@ -381,6 +381,42 @@ n=$((n + 1))
 grep -qxF '| adaptive, rep 2 | 2 | 120 / 10 / 6 / 2 | 87.0% | 1 / 0 | 0 | saves 20.0 vs 15.0 (0.8000 vs 0.7500) |' "$dir/report.md" ||
 	fail "no gnuplot: no learning table"
 
+# make bench-kernel's results (workload kbuild), three schedulers, no adaptive. Hand-computed:
+#   learned time 180/200=0.9 330/300=1.1 250/250=1.0 -> 1.000; migrations 200/1000=0.2
+#     400/800=0.5, r3 0 skipped -> 0.350
+#   heuristic time 220/200=1.1 240/300=0.8, r3 failed -> 0.950; migrations 1.5 1.5 -> 1.500
+#   learned vs heuristic: 200/1500 400/1200 -> 0.233
+# Alone: only the kbuild keys (no adaptive_ ones: it did not run). Beside make bench's build:
+# make bench's 23 keys first, then these.
+dir=$work/kbuild
+mkdir -p "$dir"
+cat >"$dir/results.csv" <<EOF
+$header
+1,1,1,eevdf,kbuild,200,1000,9000,,,,,,,,,,,
+2,1,2,heuristic,kbuild,220,1500,9000,,,,,0,900,0,,1400,20,30
+3,1,3,learned,kbuild,180,200,9000,,,,,800,10,0,,150,20,10
+4,2,1,heuristic,kbuild,240,1200,9000,,,,,0,800,0,,,,
+5,2,2,learned,kbuild,330,400,9000,,,,,700,5,0,,,,
+6,2,3,eevdf,kbuild,300,800,9000,,,,,,,,,,,
+7,3,1,learned,kbuild,250,100,9000,,,,,600,4,0,,,,
+8,3,2,eevdf,kbuild,250,0,9000,,,,,,,,,,,
+9,3,3,heuristic,kbuild,fail,1300,9000,,,,,,,,,,,
+EOF
+kb_keys="kbuild_time_ratio_vs_eevdf=1.000
+kbuild_migrations_ratio_vs_eevdf=0.350
+heuristic_kbuild_time_ratio_vs_eevdf=0.950
+heuristic_kbuild_migrations_ratio_vs_eevdf=1.500
+learned_vs_heuristic_kbuild_migrations_ratio=0.233"
+GNUPLOT=/nonexistent/gnuplot run_report "$dir"
+expect_ok kbuild-only "$kb_keys"
+grep -q '^### kbuild\|^## kbuild\|kbuild' "$dir/report.md" 2>/dev/null || fail "kbuild-only: no kbuild in report.md"
+echo "10,1,4,eevdf,build,10,100,1000,,,,,,,,,,," >>"$dir/results.csv"
+GNUPLOT=/nonexistent/gnuplot run_report "$dir"
+{ [ $rc -eq 0 ] && [ "$(head -n1 <<<"$out")" = "build_time_ratio_vs_eevdf=nan" ] &&
+	[ "$(tail -n5 <<<"$out")" = "$kb_keys" ] && [ "$(wc -l <<<"$out")" -eq 27 ]; } ||
+	fail "kbuild beside build: exit $rc, stdout
+$out"
+
 # Bad input: exit 2, nothing on stdout, one line on stderr, nothing written
 # refused NAME DIR
 refused() {
