@@ -15,15 +15,17 @@
 #              build in the 8-vCPU single-threaded TCG guest
 #   defconfig  a real machine's (make bench-kernel HOST=1): x86_64 defconfig, the full
 #              `make` (vmlinux, bzImage, modules)
-# The tiny object set, KB_TINY_TARGETS: kernel/time/ and init/ (16 + 6 objects with
-# tinyconfig: timekeeping, timers, hrtimers, clockevents; init/main.o and its neighbours).
-# Chosen by measuring, since single-threaded TCG runs all 8 vCPUs on one host thread, ~15-20x
-# slower than a host core: a host core needs ~1.2 s per object of mm/ and fs/, ~0.6 s per
-# object of kernel/time/ and kernel/irq/, ~0.5 s of lib/, plus ~4 s of make's own walk; with
-# tinyconfig kernel/ has 89 objects, mm/ 51, lib/ 85, fs/ 46: any one of those is 15-45 min
-# in the guest (a probe built 30 of mm/'s objects in about 14 min). Measured in the guest (2026-12-06, numa2x2, QEMU 10): kernel/irq/
-# alone, 12 objects, 135 s cold and 155 s warm under EEVDF; kernel/time/ + init/, the set
-# here, about 4-5 min per build (BENCHMARKS.md, "A Linux kernel build", has the run's times).
+# The tiny object set, KB_TINY_TARGETS: kernel/time/, 16 objects with tinyconfig
+# (timekeeping, timers, hrtimers, clockevents, the tick), two per vCPU. Chosen by measuring,
+# since single-threaded TCG runs all 8 vCPUs on one host thread, ~15-20x slower than a host
+# core: a host core needs ~1.2 s per object of mm/ and fs/, ~0.6 s per object of kernel/time/
+# and kernel/irq/, ~0.5 s of lib/, plus ~4 s of make's own walk; with tinyconfig kernel/ has
+# 89 objects, mm/ 51, lib/ 85, fs/ 46: any one of those is 15-45 min in the guest (a probe
+# built 30 of mm/'s objects in about 14 min). Measured in the guest (2026-12-06, numa2x2,
+# QEMU 10, under EEVDF): kernel/irq/ (12 objects) 135 s cold, 155 s warm; kernel/time/ init/
+# (22 objects; the set of the first REPS=2 run) 291-443 s per build, median 367 s, over the
+# 3-6 min aimed at, and ~53 min for REPS=2 with the fetch; kernel/time/ 192 s warm (one
+# build; its cold warm-up build ~3 min).
 #
 # run: like bench/workloads.sh (its training run, warm-up, rotated turns), with one workload
 # per turn, kbuild: the prepared tree restored into OBJ from OBJ.tar (a clean object tree, the
@@ -40,7 +42,7 @@
 set -uo pipefail
 
 # the tiny object set (measured in the guest, BENCHMARKS.md)
-KB_TINY_TARGETS="kernel/time/ init/"
+KB_TINY_TARGETS="kernel/time/"
 
 usage() { sed -n '2,/^{ #/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 [ $# -ge 3 ] || usage
@@ -97,9 +99,16 @@ kb_restore() {
 	tar -C "$obj" -xf "$obj.tar"
 }
 
+# kb_sync: the configuration re-read in this environment, untimed. Kconfig records the tools
+# it saw (rustc's version among them), and the guest's environment is not the host's: left to
+# the timed build, its first step was a syncconfig (2026-12-06 run).
+kb_sync() {
+	make -s -C "$src" O="$obj" ARCH=x86_64 syncconfig >/dev/null 2>&1
+}
+
 # w_kbuild NAME: one measured build from the clean object tree
 w_kbuild() {
-	kb_restore || { M_OK=0; log "$1: cannot restore $obj"; return; }
+	kb_restore && kb_sync || { M_OK=0; log "$1: cannot restore $obj"; return; }
 	sync
 	measure "$1" "${kb_make[@]}"
 	[ "$M_OK" = 1 ] || log "$1: make failed: $(grep -a -m1 -E 'Error|error:' "$logs/$1.log")"
@@ -129,7 +138,7 @@ bench_train
 # 2. one unmeasured build under the kernel's scheduler: the first build of a boot reads the
 # compilers and the sources through the guest's cold 9p page cache.
 log "warm-up: one unmeasured build of ${KB_TARGETS:-all}"
-kb_restore && "${kb_make[@]}" >"$logs/warm-up.log" 2>&1 ||
+kb_restore && kb_sync && "${kb_make[@]}" >"$logs/warm-up.log" 2>&1 ||
 	log "warm-up build failed (see logs/warm-up.log); measuring anyway"
 bench_turns turn
 exit
