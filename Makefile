@@ -4,6 +4,7 @@
 #   make run        run scx_mlb (here on a sched_ext host, else in the test guest with a demo)
 #   make test       install what is missing, build, run every test (unit + guest)
 #   make bench      EEVDF vs scx_mlb: build, hackbench, latency, imbalance (QUICK=1, HOST=1, REPS=N)
+#   make bench-kernel  the reference's benchmark: part of a Linux tree built (REPS=N, HOST=1: defconfig)
 #   make bench-nn   benchmark the fixed-point network (key=value lines)
 #   make bench-trace where a build's migrations come from, EEVDF vs scx_mlb (QUICK=1, MLB_ARGS)
 #   make soak       MINUTES=N of adaptive mode under a rotating workload (a report)
@@ -27,7 +28,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -mcpu=v3 -Wall -Werror 
 DEPS_STAMP := /var/lib/scx_mlb-deps.v1
 KERNEL_DIR := $(B)/kernel
 
-.PHONY: FORCE all deps kernel kernels vmlinux-h vendor-scx run test test-unit test-vm bench bench-nn bench-trace fuzz-corpus soak format clean docs
+.PHONY: FORCE all deps kernel kernels vmlinux-h vendor-scx run test test-unit test-vm bench bench-kernel bench-nn bench-trace fuzz-corpus soak format clean docs
 all: $(B)/scx_mlb $(B)/bench-work $(B)/mlb-docs $(B)/man/scx_mlb.8 $(B)/man/mlb-model.1
 
 deps: $(DEPS_STAMP)
@@ -155,6 +156,13 @@ $(B)/bench-work: bench/work.c
 bench: | $(DEPS_STAMP)
 	QUICK=$(QUICK) HOST=$(HOST) REPS=$(REPS) BENCH_SCHEDS="$(SCHEDS)" BENCH_MLB_ARGS="$(MLB_ARGS)" \
 		bash bench/bench.sh
+
+# The reference's own benchmark, a Linux kernel build (Debian's linux source package): EEVDF,
+# the heuristic and the learned model, in the test guest (part of the tree: bench/kbuild.sh) or
+# with HOST=1 here (a full defconfig build); REPS=N, SCHEDS, MLB_ARGS as for make bench.
+bench-kernel: | $(DEPS_STAMP)
+	QUICK=$(QUICK) HOST=$(HOST) REPS=$(REPS) BENCH_SCHEDS="$(SCHEDS)" BENCH_MLB_ARGS="$(MLB_ARGS)" \
+		bash bench/bench.sh kernel
 
 # One traced build under EEVDF and one under scx_mlb, in the test guest: a diagnosis.
 bench-trace: | $(DEPS_STAMP)

@@ -10,8 +10,18 @@
 #   HOST=1 bench/bench.sh     (make bench HOST=1)   on this machine, which must run a sched_ext
 #                                                   kernel (real hardware: real numbers)
 #   REPS=N                    repetitions (default 3; each runs every scheduler once)
+#   bench/bench.sh kernel     (make bench-kernel)   the reference's own benchmark: part of a
+#                                                   Linux tree instead of the five workloads
+#                                                   (bench/kbuild.sh); HOST=1: a full defconfig
 #
-# Fetches the build workload (Lua 5.4, Debian's source package lua5.4, with apt in a private
+# Kernel: fetches Debian's linux source package (scripts/fetch-linux-source.sh, into
+# build/bench/linux), configures and prepares an object tree on this machine before the guest
+# boots (bench/kbuild.sh prepare: tinyconfig and a few directories for the guest, defconfig and
+# everything with HOST=1), then runs bench/kbuild.sh where bench/workloads.sh would run, with
+# EEVDF, the heuristic and the learned model by default. Results go to
+# bench/results/<date-time>-kernel/, the rest as below.
+#
+# Lua: fetches the build workload (Lua 5.4, Debian's source package lua5.4, with apt in a private
 # state folder: the system's apt sources are not touched), then runs bench/workloads.sh in the
 # numa2x2 test guest (8 vCPUs, 2 NUMA nodes x 2 LLCs, QEMU TCG) or here, samples the host's
 # steal time beside it, and writes bench/results/<UTC date-time>/: results.csv, meta.txt,
@@ -23,12 +33,14 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-quick=${QUICK:-0} reps=${REPS:-3} on_host=${HOST:-0}
+quick=${QUICK:-0} reps=${REPS:-3} on_host=${HOST:-0} kind=${1:-lua}
+[[ $kind =~ ^(lua|kernel)$ ]] || { echo "bench: usage: bench/bench.sh [lua|kernel]" >&2; exit 2; }
 [[ $quick =~ ^[01]$ && $on_host =~ ^[01]$ ]] || { echo "bench: QUICK and HOST take 0 or 1" >&2; exit 2; }
 [[ $reps =~ ^[1-9][0-9]?$ ]] || { echo "bench: REPS must be 1..99, not '$reps'" >&2; exit 2; }
 stamp=$(date -u +%Y-%m-%d-%H%M%S)
-res=$root/bench/results/$stamp
-logdir=$root/build/bench/$stamp
+sfx=$([ "$kind" = kernel ] && echo -kernel)
+res=$root/bench/results/$stamp$sfx
+logdir=$root/build/bench/$stamp$sfx
 say() { echo "bench: $*" >&2; }
 
 source bench/lua.sh # lua_tarball
@@ -70,7 +82,23 @@ fill_steal() {
 	{ echo "bench: HOST=1 needs a kernel with sched_ext (no /sys/kernel/sched_ext); without HOST=1 it runs in the test guest" >&2; exit 1; }
 bash scripts/install-deps.sh || exit 1
 make --no-print-directory all build/bench-work >&2 || exit 1
-lua=$(lua_tarball) || { echo "bench: cannot fetch the Lua source package" >&2; exit 1; }
+if [ "$kind" = kernel ]; then
+	# the workload script and its arguments; the default set of schedulers
+	ksrc=$root/build/bench/linux
+	kobj=$root/build/bench/kbuild/obj-$([ "$on_host" = 1 ] && echo defconfig || echo tiny)
+	bash scripts/fetch-linux-source.sh "$ksrc" >/dev/null ||
+		{ echo "bench: cannot fetch the Linux source package" >&2; exit 1; }
+	bash bench/kbuild.sh prepare "$ksrc/linux" "$kobj" "$([ "$on_host" = 1 ] && echo defconfig || echo tiny)" ||
+		{ echo "bench: cannot prepare the kernel tree" >&2; exit 1; }
+	wl=("$root/bench/kbuild.sh" run "$ksrc/linux" "$kobj")
+	all_scheds="eevdf heuristic learned"
+	turn_s=900 # a build of 3-6 min plus scx_mlb's start and stop
+else
+	lua=$(lua_tarball) || { echo "bench: cannot fetch the Lua source package" >&2; exit 1; }
+	wl=("$root/bench/workloads.sh" "$lua")
+	all_scheds="eevdf heuristic learned adaptive"
+	turn_s=$([ "$quick" = 1 ] && echo 180 || echo 600)
+fi
 mkdir -p "$logdir" "$res"
 say "results in $res, logs in $logdir"
 steal_sampler "$logdir/host-steal.txt" &
@@ -81,21 +109,23 @@ export BENCH_QUICK=$quick BENCH_REPS=$reps
 if [ "$on_host" = 1 ]; then
 	[ "$(cat /sys/kernel/sched_ext/state)" = disabled ] ||
 		{ echo "bench: a sched_ext scheduler is already running ($(cat /sys/kernel/sched_ext/root/ops 2>/dev/null)): stop it first" >&2; exit 1; }
-	MLB_ROOT=$root MLB_OUT=$logdir MLB_TOPO=host bash bench/workloads.sh "$lua" 2>&1 | tee "$logdir/workloads.log"
+	MLB_ROOT=$root MLB_OUT=$logdir MLB_TOPO=host bash "${wl[@]}" 2>&1 | tee "$logdir/workloads.log"
 	rc=${PIPESTATUS[0]}
 	accel=host
 else
 	make --no-print-directory kernel >&2 || exit 1
-	# the time budget of a scheduler turn: 180 s quick, 600 s full (a quick turn took about
-	# 120 s under single-threaded TCG, 2026-12-06), plus the training run and the boot
-	nsched=$(wc -w <<<"${BENCH_SCHEDS:-eevdf heuristic learned adaptive}")
-	limit=$([ "$quick" = 1 ] && echo $((reps * nsched * 180 + 400)) || echo $((reps * nsched * 600 + 900)))
+	# the time budget of a scheduler turn ($turn_s: Lua 180 s quick, 600 s full, a quick turn
+	# took about 120 s under single-threaded TCG, 2026-12-06; the kernel build 900 s), plus
+	# the training run, the warm-up build and the boot
+	nsched=$(wc -w <<<"${BENCH_SCHEDS:-$all_scheds}")
+	limit=$([ "$quick" = 1 ] && echo $((reps * nsched * turn_s + 400)) || echo $(((reps * nsched + 1) * turn_s + 300)))
 	say "booting the numa2x2 test guest (QEMU TCG); the bench runs for up to $limit s"
 	# the console streams into the log; the terminal gets the bench's own progress lines
 	bash tests/vm/guest.sh --topo numa2x2 --timeout "$limit" --out "$logdir" --stream \
 		--env BENCH_QUICK="$quick" --env BENCH_REPS="$reps" \
-		--env BENCH_SCHEDS="${BENCH_SCHEDS:-}" --env BENCH_MLB_ARGS="${BENCH_MLB_ARGS:-}" -- \
-		"$root/bench/workloads.sh" "$lua" 2>&1 | tee "$logdir/workloads.log" |
+		--env BENCH_SCHEDS="${BENCH_SCHEDS:-}" --env BENCH_MLB_ARGS="${BENCH_MLB_ARGS:-}" \
+		--env BENCH_KB_TARGETS="${BENCH_KB_TARGETS:-}" -- \
+		"${wl[@]}" 2>&1 | tee "$logdir/workloads.log" |
 		grep --line-buffered -a -E '^(bench|guest\.sh|FAIL)'
 	rc=${PIPESTATUS[0]}
 	accel=tcg
@@ -120,7 +150,7 @@ bash bench/report.sh "$res" || exit 1
 say "report: $res/report.md"
 # The full default run is the record: its report and plots go where BENCHMARKS.md links
 # them (docs/bench/<date>/, kept in git); the raw results stay in bench/results/ (ignored).
-if [ "$quick" != 1 ] && [ -z "${BENCH_SCHEDS:-}" ] && [ -z "${BENCH_MLB_ARGS:-}" ]; then
+if [ "$quick" != 1 ] && [ -z "${BENCH_SCHEDS:-}" ] && [ -z "${BENCH_MLB_ARGS:-}" ] && [ -z "${BENCH_KB_TARGETS:-}" ]; then
 	doc=docs/bench/$(basename "$res")
 	mkdir -p "$doc" && cp "$res/report.md" "$res"/*.png "$doc"/ 2>/dev/null
 	say "report and plots for BENCHMARKS.md: $doc"

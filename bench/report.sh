@@ -9,7 +9,8 @@
 #                          by_explore,steal_pct,migr_chosen,migr_forced,migr_unchosen
 #                        then one row per run. scheduler is eevdf, heuristic, learned or adaptive
 #                        (any may be missing); workload is any name (build, hackbench-proc,
-#                        hackbench-thread, latency and imbalance come first in the tables).
+#                        hackbench-thread, latency and imbalance come first in the tables;
+#                        kbuild is make bench-kernel's).
 #                        run, rep and slot are positive integers; the other numeric fields are
 #                        empty or a decimal number. A row whose wall_s is empty or "fail" is a
 #                        failed run: counted, otherwise ignored. Blank lines and a CR before the
@@ -23,7 +24,7 @@
 #                        integers; ns empty or a non-negative integer (the time inside the
 #                        balancer's timer callback, balance_round only).
 #   learning.csv         optional: the learning curve, from the scx_mlb logs of the training run
-#                        and of each adaptive turn (bench/workloads.sh, learning_rows), a header
+#                        and of each adaptive turn (bench/lib.sh, learning_rows), a header
 #                        line, exactly
 #                          phase,rep,t_s,kind,gen,by_model,by_heur,by_explore,by_control,
 #                          measure,candidate_us,live_us,incumbent,deployed,accuracy,
@@ -73,6 +74,12 @@
 #                        for scheduler "learned", then the same seven prefixed heuristic_
 #                        (scheduler "heuristic"), then prefixed adaptive_ ("adaptive"), then
 #                          learned_vs_heuristic_build_migrations_ratio=
+#                        When results.csv has runs of workload kbuild (make bench-kernel), then
+#                          kbuild_time_ratio_vs_eevdf=         kbuild_migrations_ratio_vs_eevdf=
+#                        for "learned", the same two prefixed heuristic_, prefixed adaptive_
+#                        only when scheduler adaptive ran, then
+#                          learned_vs_heuristic_kbuild_migrations_ratio=
+#                        and the lines above are left out when kbuild is the only workload.
 #                        A *_ratio_vs_eevdf is the median over reps of value(SCHED, rep) /
 #                        value(eevdf, rep), over the reps where both have an ok run of that
 #                        workload with that value (a zero denominator skips the rep): wall_s,
@@ -80,7 +87,8 @@
 #                        reps of hackbench-proc and hackbench-thread. 3 decimals, "nan" when
 #                        there is no pair. learned_vs_heuristic_build_migrations_ratio is the
 #                        same with heuristic for eevdf: the median over reps of
-#                        migrations(learned, rep) / migrations(heuristic, rep) of the build.
+#                        migrations(learned, rep) / migrations(heuristic, rep) of the build
+#                        (learned_vs_heuristic_kbuild_migrations_ratio: of the kbuild).
 #                        The *_pct are scx_mlb's own migration classes over the ok build runs
 #                        that have them, pooled: 100 * sum(migr_unchosen) / sum(migrations) and
 #                        100 * sum(chosen + forced + unchosen) / sum(migrations), where
@@ -731,6 +739,12 @@ analyse() {
 		print pfx "build_accounted_migr_pct=" migr_pct(s, "build",
 			mch[s, "build"] + mfo[s, "build"] + mun[s, "build"]) > f
 	}
+	# the keys of make bench-kernel (workload kbuild)
+	function kbuild_keys(pfx, s,    f) {
+		f = out "/summary.txt"
+		print pfx "kbuild_time_ratio_vs_eevdf=" ratio("wall", s, "kbuild") > f
+		print pfx "kbuild_migrations_ratio_vs_eevdf=" ratio("migr", s, "kbuild") > f
+	}
 	# 100 * x / perf migrations of s on w, over the runs with migration classes
 	function migr_pct(s, w, x) {
 		if (!hasmc[s, w] || mperf[s, w] <= 0)
@@ -863,12 +877,24 @@ analyse() {
 			nruns, nfailed > (out "/tables.md")
 		for (i = 1; i <= nw; i++)
 			table(WL[i])
-		keys("", "learned")
-		keys("heuristic_", "heuristic")
-		keys("adaptive_", "adaptive")
-		pairs_start()
-		add_pairs("migr", "learned", "build", "heuristic")
-		print "learned_vs_heuristic_build_migrations_ratio=" pairs_median() > (out "/summary.txt")
+		# the keys of make bench, unless the results are those of make bench-kernel alone
+		if (!(nw == 1 && WL[1] == "kbuild")) {
+			keys("", "learned")
+			keys("heuristic_", "heuristic")
+			keys("adaptive_", "adaptive")
+			pairs_start()
+			add_pairs("migr", "learned", "build", "heuristic")
+			print "learned_vs_heuristic_build_migrations_ratio=" pairs_median() > (out "/summary.txt")
+		}
+		if ("kbuild" in seen) {
+			kbuild_keys("", "learned")
+			kbuild_keys("heuristic_", "heuristic")
+			if ("adaptive" in hassched)
+				kbuild_keys("adaptive_", "adaptive")
+			pairs_start()
+			add_pairs("migr", "learned", "kbuild", "heuristic")
+			print "learned_vs_heuristic_kbuild_migrations_ratio=" pairs_median() > (out "/summary.txt")
+		}
 		if (term != "") {
 			# the schedulers side by side around the tick of each workload, 0.2 apart
 			n = 0

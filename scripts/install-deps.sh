@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Install what scx_mlb needs to build, run and test on Debian 12 (bookworm), as root.
+# flex, bison, bc and libssl-dev configure a kernel tree (make bench-kernel).
 # Enables bookworm-backports the usual Debian way (a file in /etc/apt/sources.list.d) for
 # libbpf >= 1.4, bpftool 7.x, linux-perf and QEMU 10. Idempotent: a second run is quick.
 set -euo pipefail
@@ -10,6 +11,7 @@ need_pkgs=(
 	busybox-static cpio xz-utils zstd
 	stress-ng rt-tests gnuplot-nox python3 groff-base systemd help2man
 	python3-sklearn python3-pandas
+	flex bison bc libssl-dev
 )
 bpo_pkgs=(libbpf-dev bpftool linux-perf qemu-system-x86 qemu-system-data seabios ipxe-qemu)
 
@@ -17,7 +19,8 @@ stamp=/var/lib/scx_mlb-deps.v1
 if [ -f "$stamp" ] && command -v clang-19 >/dev/null && command -v bpftool >/dev/null &&
 	command -v qemu-system-x86_64 >/dev/null && command -v python3 >/dev/null &&
 	command -v groff >/dev/null && command -v systemd-analyze >/dev/null &&
-	command -v help2man >/dev/null && /usr/bin/python3 -c 'import sklearn, pandas' 2>/dev/null; then
+	command -v help2man >/dev/null && command -v flex >/dev/null && command -v bison >/dev/null &&
+	command -v bc >/dev/null && /usr/bin/python3 -c 'import sklearn, pandas' 2>/dev/null; then
 	exit 0
 fi
 

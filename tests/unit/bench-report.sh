@@ -5,7 +5,7 @@
 # heuristic and adaptive schedulers and learned against the heuristic; nan for a missing
 # scheduler; the TCG paragraph only with accel=tcg; every meta key in the report; the plots are
 # PNGs; the work-per-call tables from work.csv, pooled over ok runs; learning.csv made by
-# bench/workloads.sh's own parser (learning_rows) from synthetic scx_mlb logs, its table and the
+# bench/lib.sh's own parser (learning_rows) from synthetic scx_mlb logs, its table and the
 # learning and policy plots; without gnuplot one line on stderr and no plots; bad input
 # (results.csv, work.csv or learning.csv) refused with exit 2, one line on stderr and nothing
 # written.
@@ -143,13 +143,13 @@ printf '# us count\n5 100\n10 50\n100 5\n' >"$dir/lat/eevdf-r1.hist"
 printf '5 80\n12 40\n400 1\n' >"$dir/lat/eevdf-r2.hist"
 printf '# learned\n0 3\n4 120\n9 20\n60 2\n' >"$dir/lat/learned-r1.hist"
 printf '3 100\n20 5\n' >"$dir/lat/adaptive-r1.hist"
-# learning.csv from scx_mlb logs, by bench/workloads.sh's own functions (learning_rows and
+# learning.csv from scx_mlb logs, by bench/lib.sh's own functions (learning_rows and
 # learning_save, taken from the file): the training run (collect, stats every 5 s) and two
 # adaptive turns. Turn 1 restarts (t goes back to 1.0: the daemon reattached), so its totals
 # are those of both lives: model 80, heur 105 + 20, control 5, explore 4, in 4 + 1 s; turn 2
 # starts with the saved model (gen 1). Lines that are not stats, a judged retrain or a rollback
 # are left out, as is a retrain line whose numbers do not parse.
-eval "$(sed -n '/^learning_rows() {$/,/^}$/p; /^learning_save() {$/,/^}$/p' bench/workloads.sh)"
+eval "$(sed -n '/^learning_rows() {$/,/^}$/p; /^learning_save() {$/,/^}$/p' bench/lib.sh)"
 cat >"$work/collect.log" <<EOF
 scx_mlb: attached, slice 5000 us, balance every 100 ms, mode collect
 stats t=5.0 migr_s=3.0 queued=0 tasks=90 task_ctxs=80 by_heur=100 by_model=0 by_explore=2 by_control=0 dom0_load=0.50 gen=0 live_gen=0 samples=40 pending=3 rb_drops=0 write_dropped=0 live_acc=-1.000 live_saving_us=0.0
@@ -380,6 +380,42 @@ n=$((n + 1))
 [ -z "$(find "$dir" -name '*.png')" ] || fail "no gnuplot: plots written"
 grep -qxF '| adaptive, rep 2 | 2 | 120 / 10 / 6 / 2 | 87.0% | 1 / 0 | 0 | saves 20.0 vs 15.0 (0.8000 vs 0.7500) |' "$dir/report.md" ||
 	fail "no gnuplot: no learning table"
+
+# make bench-kernel's results (workload kbuild), three schedulers, no adaptive. Hand-computed:
+#   learned time 180/200=0.9 330/300=1.1 250/250=1.0 -> 1.000; migrations 200/1000=0.2
+#     400/800=0.5, r3 0 skipped -> 0.350
+#   heuristic time 220/200=1.1 240/300=0.8, r3 failed -> 0.950; migrations 1.5 1.5 -> 1.500
+#   learned vs heuristic: 200/1500 400/1200 -> 0.233
+# Alone: only the kbuild keys (no adaptive_ ones: it did not run). Beside make bench's build:
+# make bench's 23 keys first, then these.
+dir=$work/kbuild
+mkdir -p "$dir"
+cat >"$dir/results.csv" <<EOF
+$header
+1,1,1,eevdf,kbuild,200,1000,9000,,,,,,,,,,,
+2,1,2,heuristic,kbuild,220,1500,9000,,,,,0,900,0,,1400,20,30
+3,1,3,learned,kbuild,180,200,9000,,,,,800,10,0,,150,20,10
+4,2,1,heuristic,kbuild,240,1200,9000,,,,,0,800,0,,,,
+5,2,2,learned,kbuild,330,400,9000,,,,,700,5,0,,,,
+6,2,3,eevdf,kbuild,300,800,9000,,,,,,,,,,,
+7,3,1,learned,kbuild,250,100,9000,,,,,600,4,0,,,,
+8,3,2,eevdf,kbuild,250,0,9000,,,,,,,,,,,
+9,3,3,heuristic,kbuild,fail,1300,9000,,,,,,,,,,,
+EOF
+kb_keys="kbuild_time_ratio_vs_eevdf=1.000
+kbuild_migrations_ratio_vs_eevdf=0.350
+heuristic_kbuild_time_ratio_vs_eevdf=0.950
+heuristic_kbuild_migrations_ratio_vs_eevdf=1.500
+learned_vs_heuristic_kbuild_migrations_ratio=0.233"
+GNUPLOT=/nonexistent/gnuplot run_report "$dir"
+expect_ok kbuild-only "$kb_keys"
+grep -q '^### kbuild\|^## kbuild\|kbuild' "$dir/report.md" 2>/dev/null || fail "kbuild-only: no kbuild in report.md"
+echo "10,1,4,eevdf,build,10,100,1000,,,,,,,,,,," >>"$dir/results.csv"
+GNUPLOT=/nonexistent/gnuplot run_report "$dir"
+{ [ $rc -eq 0 ] && [ "$(head -n1 <<<"$out")" = "build_time_ratio_vs_eevdf=nan" ] &&
+	[ "$(tail -n5 <<<"$out")" = "$kb_keys" ] && [ "$(wc -l <<<"$out")" -eq 27 ]; } ||
+	fail "kbuild beside build: exit $rc, stdout
+$out"
 
 # Bad input: exit 2, nothing on stdout, one line on stderr, nothing written
 # refused NAME DIR
