@@ -6,7 +6,7 @@
 #   scripts/vendor-scx.sh [VERSION]      (default: the version in include/scx/ORIGIN)
 #
 # VERSION is a Debian package version of linux-source-X.Y (e.g. 7.3.4-1~bpo13+1); use the
-# kernel that include/vmlinux/vmlinux.h comes from, so that the headers' enum tables and
+# kernel that include/vmlinux/vmlinux.h.xz comes from, so that the headers' enum tables and
 # compat layer match the types the BPF side is built against. Writes include/scx/*.h
 # (replacing what is there) and include/scx/ORIGIN. The files are GPL-2.0 (their SPDX lines),
 # copyright Meta Platforms and their authors, as the kernel ships them; they are not edited.

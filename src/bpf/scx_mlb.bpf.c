@@ -114,7 +114,7 @@
  */
 /*
  * Kernels. One object runs on every sched_ext kernel Debian ships (6.16 to 7.3; trixie's 6.12
- * has sched_ext off). It is built against include/vmlinux/vmlinux.h (the newest of them) and
+ * has sched_ext off). It is built against include/vmlinux/vmlinux.h.xz (the newest of them) and
  * upstream's sched_ext headers (include/scx, vendored from the same kernel's source), whose
  * compat layer picks each kfunc's form at load time (bpf_ksym_exists(), constant for the
  * verifier) and whose enum values are read from the running kernel's BTF by the loader

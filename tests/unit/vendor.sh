@@ -14,6 +14,7 @@ out=$(cd $d && sha256sum -c --quiet <<<"$sums" 2>&1) || fail "edited or missing 
 listed=$(sed 's/^[0-9a-f]*  //' <<<"$sums" | sort)
 present=$(cd $d && ls -- *.h | sort)
 [ "$listed" = "$present" ] || fail "files in $d that ORIGIN does not list: $(comm -13 <(echo "$listed") <(echo "$present") | tr '\n' ' ')"
-head -n 2 include/vmlinux/vmlinux.h | grep -q 'linux-image-[0-9].* (kernel [0-9]' ||
-	fail "include/vmlinux/vmlinux.h does not name its kernel in its first lines"
-echo "vendor: $(wc -l <<<"$listed") headers match ORIGIN ($(sed -n 's/^version: //p' $d/ORIGIN)); $(head -n 2 include/vmlinux/vmlinux.h | grep -o 'linux-image-[^ ]* [^ ]*')"
+vh=$(xz -dc include/vmlinux/vmlinux.h.xz | head -n 2)
+grep -q 'linux-image-[0-9].* (kernel [0-9]' <<<"$vh" ||
+	fail "include/vmlinux/vmlinux.h.xz does not name its kernel in its first lines"
+echo "vendor: $(wc -l <<<"$listed") headers match ORIGIN ($(sed -n 's/^version: //p' $d/ORIGIN)); $(grep -o 'linux-image-[^ ]* [^ ]*' <<<"$vh")"
