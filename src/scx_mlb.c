@@ -551,7 +551,8 @@ static int run_once(struct loop *lp, bool *restart)
 			goto cleanup;
 		}
 	}
-	/* the programs that are not ops (scx/common.bpf.h's probe of the BPF prolog), then the ops */
+	/* the programs that are not ops (scx/common.bpf.h's probe of the BPF prolog), then the ops
+	 */
 	if (scx_mlb__attach(skel)) {
 		fprintf(stderr, "scx_mlb: cannot attach the BPF programs: %s\n", strerror(errno));
 		err = MLB_EXIT_CANNOT_START;

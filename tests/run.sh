@@ -72,14 +72,6 @@ for k in "${matrix_kernels[@]}"; do
 		manual["vm/$m@$k"]=${manual["vm/$m"]}
 	done
 done
-# Known failures of the matrix, kept visible: each prints a "# not run (manual ...)" line in
-# every suite run and runs when named (bash tests/run.sh vm/attach@6.18). Remove an entry when
-# its cause is fixed.
-why618="fails: 6.18.15's verifier hits its own bug in mlb_enqueue (scan_dom writing the caller's dom_scan: 'backtracking call unexpected regs 288', a kernel WARNING); scx_mlb does not load on 6.18"
-for m in "${matrix_scenarios[@]}"; do manual["vm/$m@6.18"]=$why618; done
-why616="fails: 6.16's verifier rejects the model's inference in infer mode (nn_fixed.h mlb_nn_forward: 'R7 unbounded memory access' on the last layer's index); heuristic mode loads"
-manual["vm/infer@oldest"]=$why616
-manual["vm/hotplug@oldest"]="$why616 (hotplug runs infer mode)"
 
 unitbin() { # a unit test binary, under the per-test timeout
 	[ -x "$1" ] || { echo "not built: $1 (make all)"; return 1; }

@@ -323,6 +323,14 @@ static __always_inline u32 mlb_nn_steps(const struct mlb_nn_layer *l)
 #define MLB_NN_KEEP(a, b, c, d) asm volatile("" : "+r"(a), "+r"(b), "+r"(c), "+r"(d))
 
 /*
+ * Make the compiler forget what it knows of @x (its value is unchanged), so that a bounds
+ * check or mask right after it stays in the object. Older verifiers (6.16, 6.18) lose the
+ * bounds of a value that clang spilled or derived from another register (a check on one copy,
+ * an index computed from another); a check the compiler proved redundant would be dropped.
+ */
+#define MLB_NN_OPAQUE(x) asm volatile("" : "+r"(x))
+
+/*
  * mlb_nn_quad - pairs @p .. @p + 3 (@p a multiple of MLB_NN_QUAD, < MLB_NN_PAIRS) of the
  * layer of @c: eight units, four s64 accumulators sharing each load of an input.
  */
@@ -455,9 +463,12 @@ MLB_NN_GLOBAL int mlb_nn_dense(const struct mlb_nn_layer *l, struct mlb_nn_scrat
 	}
 	/* pairs wrote 2 * n_pairs units; the next layer reads whole steps */
 	for (j = 2 * n_pairs; j < MLB_NN_WIDTH; j++) {
+		u32 k = j;
+
 		if (j % MLB_NN_STEP == 0)
 			break;
-		c.out[j] = 0;
+		MLB_NN_OPAQUE(k);
+		c.out[k & (MLB_NN_WIDTH - 1)] = 0; /* k < MLB_NN_WIDTH: the mask is for 6.16 */
 	}
 	return 0;
 }
@@ -478,7 +489,7 @@ MLB_NN_GLOBAL int mlb_nn_dense(const struct mlb_nn_layer *l, struct mlb_nn_scrat
 static __always_inline int mlb_nn_forward(const struct mlb_nn_model *m, const s32 *x, u32 nr_x,
 					  struct mlb_nn_scratch *s)
 {
-	u32 n_layers = m->n_layers, n_out = m->n_out, i, l, up;
+	u32 n_layers = m->n_layers, n_out = m->n_out, i, l, up, last_l;
 	u32 n_pad = (nr_x + MLB_NN_STEP - 1) & ~(MLB_NN_STEP - 1);
 	const struct mlb_nn_layer *last;
 
@@ -502,8 +513,13 @@ static __always_inline int mlb_nn_forward(const struct mlb_nn_model *m, const s3
 		if (mlb_nn_dense(&m->layer[l], s, l & 1, (l + 1) & 1))
 			return -1;
 	}
-	last = &m->layer[n_layers - 1];
-	if (last->n_out != n_out || mlb_nn_dense(last, s, (n_layers - 1) & 1, MLB_NN_OUT_ROW))
+	/* the output layer's index, checked again where it is used (see MLB_NN_OPAQUE) */
+	last_l = n_layers - 1;
+	MLB_NN_OPAQUE(last_l);
+	if (last_l >= MLB_NN_MAX_LAYERS)
+		return -1;
+	last = &m->layer[last_l];
+	if (last->n_out != n_out || mlb_nn_dense(last, s, last_l & 1, MLB_NN_OUT_ROW))
 		return -1;
 	/* the outputs in Q15.16 (out_frac <= 16 in a valid model; masked for the verifier) */
 	up = (MLB_NN_FRAC_BITS - last->out_frac) & 31;

@@ -5,8 +5,9 @@
  * loaded domains (first across nodes, then inside each node), and when the pair is
  * imbalanced (mlb_imbalance_exceeds(), the heuristic's own test) offers queued tasks of the
  * loaded domain's busiest CPU to the seam, each for the destination domain's CPU with the
- * least expected wait (the task's affinity permitting). A task the seam lets go is moved between the two CPUs' queues at
- * once (scx_bpf_dsq_move_vtime), not at its next enqueue, and an idle destination is kicked.
+ * least expected wait (the task's affinity permitting). A task the seam lets go is moved between
+ * the two CPUs' queues at once (scx_bpf_dsq_move_vtime), not at its next enqueue, and an idle
+ * destination is kicked.
  */
 #ifndef __MLB_BALANCE_BPF_H
 #define __MLB_BALANCE_BPF_H

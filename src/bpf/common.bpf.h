@@ -74,8 +74,8 @@ const volatile u64 bounce_ns = MLB_DEF_BOUNCE_MS * 1000000ULL; /* a move back wi
 
 /* Read by user space. */
 struct mlb_dom_stat dom_stats[MLB_MAX_DOMS];
-UEI_DEFINE(uei); /* the exit's kind, code, reason, message and debug dump, for the loader */
-s64 nr_tasks;			   /* tasks currently scheduled by scx_mlb */
+UEI_DEFINE(uei);  /* the exit's kind, code, reason, message and debug dump, for the loader */
+s64 nr_tasks;	  /* tasks currently scheduled by scx_mlb */
 s64 nr_task_ctxs; /* task contexts allocated (init_task) and not yet freed (exit_task) */
 /*
  * Bit d: domain d has tasks queued on its CPUs (nr_queued > 0), so that an idle pull visits
@@ -217,10 +217,10 @@ static void stat_inc(u32 idx)
  */
 static long rb_output(void *rb, void *data, u64 size)
 {
-	u64 flags = bpf_ringbuf_query(rb, BPF_RB_AVAIL_DATA) >
-			    bpf_ringbuf_query(rb, BPF_RB_RING_SIZE) / 2
-			? BPF_RB_FORCE_WAKEUP
-			: BPF_RB_NO_WAKEUP;
+	u64 flags =
+	    bpf_ringbuf_query(rb, BPF_RB_AVAIL_DATA) > bpf_ringbuf_query(rb, BPF_RB_RING_SIZE) / 2
+		? BPF_RB_FORCE_WAKEUP
+		: BPF_RB_NO_WAKEUP;
 
 	return bpf_ringbuf_output(rb, data, size, flags);
 }

@@ -21,16 +21,26 @@ struct dom_scan {
 };
 
 /*
- * Scan the CPUs of domain @dom that @p may use (up to MLB_MAX_LLC_SCAN): idle ones, by
- * preference, and the one with the least expected wait, leaving out @ref (the CPU the task
- * is on). Idle CPUs are only looked at, not claimed.
+ * mlb_scan_dom - scan the CPUs of domain @dom that @p may use (up to MLB_MAX_LLC_SCAN): idle
+ * ones, by preference, and the one with the least expected wait, leaving out @ref (the CPU
+ * the task is on), into @s. Idle CPUs are only looked at, not claimed. Returns 0, or -1 with
+ * @s untouched if @s is NULL.
+ *
+ * A global function: the verifier checks it once, on its own, and its callers see its
+ * results as plain numbers. Inlined, its branches multiplied the states of mlb_select_cpu
+ * and mlb_enqueue, and 6.18's verifier failed on it with a bug of its own (a kernel WARNING,
+ * "backtracking call unexpected regs") while tracking precision back through the caller.
  */
-static void scan_dom(struct task_struct *p, u32 dom, u32 ref, u64 now, struct dom_scan *s)
+__noinline int mlb_scan_dom(struct task_struct *p __arg_trusted, u32 dom, u32 ref, u64 now,
+			    struct dom_scan *s)
 {
-	const struct cpumask *idle = scx_bpf_get_idle_cpumask();
-	const struct cpumask *smt = scx_bpf_get_idle_smtmask();
+	const struct cpumask *idle, *smt;
 	u32 cpu = dom_first_cpu[IDX(dom, MLB_MAX_DOMS)], i;
 
+	if (!s)
+		return -1;
+	idle = scx_bpf_get_idle_cpumask();
+	smt = scx_bpf_get_idle_smtmask();
 	s->sibling = s->idle_core = s->idle = s->least = NO_CPU;
 	s->least_wait = ~0ULL;
 	bpf_for(i, 0, MLB_MAX_LLC_SCAN)
@@ -59,6 +69,7 @@ static void scan_dom(struct task_struct *p, u32 dom, u32 ref, u64 now, struct do
 	scx_bpf_put_idle_cpumask(idle);
 	scx_bpf_put_idle_cpumask(smt);
 	work_scan(i);
+	return 0;
 }
 
 /* The preferred idle CPU of a scan: the sibling, a whole idle core, any idle; or NO_CPU. */
@@ -74,7 +85,7 @@ static u32 scan_idle(const struct dom_scan *s)
 /*
  * pick_idle_cap - on a machine whose CPUs differ in capacity (cap_asym), the idle CPU of
  * domain @dom that @p should take, leaving out @ref (the CPU it is on): the placement rule of
- * include/mlb/place.h, by its class and load, over the same CPUs scan_dom() visits, in the
+ * include/mlb/place.h, by its class and load, over the same CPUs mlb_scan_dom() visits, in the
  * same order (mlb_place_pick(), written as a loop over the domain's list). NO_CPU if none
  * is idle. Only looked at, not claimed.
  */
@@ -180,7 +191,7 @@ s32 BPF_STRUCT_OPS(mlb_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake
 {
 	struct task_ctx *tctx = lookup_task_ctx(p);
 	u32 prev = prev_cpu, dom, cpu;
-	struct dom_scan s;
+	struct dom_scan s = {};
 	u64 now;
 
 	work_begin(MLB_WCB_SELECT);
@@ -197,7 +208,7 @@ s32 BPF_STRUCT_OPS(mlb_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake
 
 	now = bpf_ktime_get_ns();
 	dom = dom_of_cpu(prev);
-	scan_dom(p, dom, prev, now, &s);
+	mlb_scan_dom(p, dom, prev, now, &s);
 	cpu = choose_idle(p, tctx, &s, dom, prev);
 	/*
 	 * A task that never ran (a new one, placed at fork) has no cache to lose and its first
@@ -274,7 +285,7 @@ void BPF_STRUCT_OPS(mlb_enqueue, struct task_struct *p, u64 enq_flags)
 	struct task_ctx *tctx = lookup_task_ctx(p);
 	u32 cpu = scx_bpf_task_cpu(p), dst;
 	struct cpu_ctx *c;
-	struct dom_scan s;
+	struct dom_scan s = {};
 	u64 vtime, now;
 
 	work_begin(MLB_WCB_ENQUEUE);
@@ -294,7 +305,7 @@ void BPF_STRUCT_OPS(mlb_enqueue, struct task_struct *p, u64 enq_flags)
 	if (!(enq_flags & SCX_ENQ_WAKEUP) && !task_pinned(p) && scx_bpf_dsq_nr_queued(cpu) &&
 	    !cpu_is_idle(cpu)) {
 		now = bpf_ktime_get_ns();
-		scan_dom(p, dom_of_cpu(cpu), cpu, now, &s);
+		mlb_scan_dom(p, dom_of_cpu(cpu), cpu, now, &s);
 		dst = choose_idle(p, tctx, &s, dom_of_cpu(cpu), cpu);
 		if (dst == NO_CPU)
 			dst = peek_idle_outside(p, dom_of_cpu(cpu), true);

@@ -60,9 +60,9 @@
  * move's cost at its topology level (mlb_saving_decide(), the heuristic's own cost); if no
  * model is valid or a swap raced the run, the heuristic decides. explore_ppm decisions in a
  * million go against the policy, and each record carries the probability its action was
- * taken with (prop_ppm), for evaluating other policies on the logged data. The deepest call chain (balancer timer -> seam -> model ->
- * layer) must fit BPF's 512-byte stack: the features are filled in a frame of their own and
- * the record lives in a per-CPU map, not on the stack.
+ * taken with (prop_ppm), for evaluating other policies on the logged data. The deepest call chain
+ * (balancer timer -> seam -> model -> layer) must fit BPF's 512-byte stack: the features are filled
+ * in a frame of their own and the record lives in a per-CPU map, not on the stack.
  *
  * LOAD TRACKING (common.bpf.h; formulas in include/mlb/load.h)
  * Per task: duty = decayed runnable fraction, run_frac = decayed running fraction (half-
@@ -95,9 +95,9 @@
  *
  * THE PARTS
  * common.bpf.h (state, helpers, load, expected waits), probes.bpf.h (outcomes),
- * seam.bpf.h (features, decisions), model.bpf.h (the deployed model), queues.bpf.h (placement, queues, pulls, tick,
- * migration accounting), balance.bpf.h (the timer); this file: the task life cycle,
- * init/exit and the ops table. They are included in that order into one object, so the
+ * seam.bpf.h (features, decisions), model.bpf.h (the deployed model), queues.bpf.h (placement,
+ * queues, pulls, tick, migration accounting), balance.bpf.h (the timer); this file: the task life
+ * cycle, init/exit and the ops table. They are included in that order into one object, so the
  * verifier sees one program per callback, as before the split.
  *
  * WHERE IT WORKS, HOW IT FAILS
@@ -403,7 +403,7 @@ void BPF_STRUCT_OPS(mlb_dump, struct scx_dump_ctx *dctx)
 	u32 i;
 
 	scx_bpf_dump("scx_mlb: mode %u, model generation %u, %u domains, %lld tasks\n", mode,
-		  model_gen_seen, nr_doms, nr_tasks);
+		     model_gen_seen, nr_doms, nr_tasks);
 	bpf_for(i, 0, nr_doms)
 	{
 		struct dom_ctx *d = lookup_dom(i);
@@ -411,7 +411,7 @@ void BPF_STRUCT_OPS(mlb_dump, struct scx_dump_ctx *dctx)
 		if (!d)
 			break;
 		scx_bpf_dump("scx_mlb: dom %u: load %llu/1024, queued %lld, avg wait %llu us\n", i,
-			  d->load, d->nr_queued, d->avg_wait_ns / 1000);
+			     d->load, d->nr_queued, d->avg_wait_ns / 1000);
 	}
 }
 
@@ -422,10 +422,11 @@ void BPF_STRUCT_OPS(mlb_dump_cpu, struct scx_dump_ctx *dctx, s32 cpu, bool idle)
 
 	if (!c)
 		return;
-	scx_bpf_dump("scx_mlb: cpu: queued work %llu us, expected wait %llu us, running for %llu us, "
-		  "clock %llu\n",
-		  c->queued_ns > 0 ? (u64)c->queued_ns / 1000 : 0, cpu_wait_ns(cpu, now) / 1000,
-		  c->curr_at && now > c->curr_at ? (now - c->curr_at) / 1000 : 0, c->vtime_now);
+	scx_bpf_dump(
+	    "scx_mlb: cpu: queued work %llu us, expected wait %llu us, running for %llu us, "
+	    "clock %llu\n",
+	    c->queued_ns > 0 ? (u64)c->queued_ns / 1000 : 0, cpu_wait_ns(cpu, now) / 1000,
+	    c->curr_at && now > c->curr_at ? (now - c->curr_at) / 1000 : 0, c->vtime_now);
 }
 
 void BPF_STRUCT_OPS(mlb_dump_task, struct scx_dump_ctx *dctx, struct task_struct *p)
@@ -438,11 +439,12 @@ void BPF_STRUCT_OPS(mlb_dump_task, struct scx_dump_ctx *dctx, struct task_struct
 	scx_bpf_dump(
 	    "scx_mlb: task: queue cpu %d, last cpu %d, chosen cpu %d (-1: none), vtime %llu\n",
 	    (s32)t->q_cpu, (s32)t->last_cpu, (s32)t->chosen_cpu, t->vtime);
-	scx_bpf_dump("scx_mlb: task: runnable for %llu us, stopped %llu us ago, burst %llu us, duty "
-		  "%u/1024\n",
-		  t->ready_at && now > t->ready_at ? (now - t->ready_at) / 1000 : 0,
-		  t->stopped_at && now > t->stopped_at ? (now - t->stopped_at) / 1000 : 0,
-		  t->burst_ns / 1000, t->duty * 1024 / MLB_FRAC_ONE);
+	scx_bpf_dump(
+	    "scx_mlb: task: runnable for %llu us, stopped %llu us ago, burst %llu us, duty "
+	    "%u/1024\n",
+	    t->ready_at && now > t->ready_at ? (now - t->ready_at) / 1000 : 0,
+	    t->stopped_at && now > t->stopped_at ? (now - t->stopped_at) / 1000 : 0,
+	    t->burst_ns / 1000, t->duty * 1024 / MLB_FRAC_ONE);
 }
 
 /* Record the exit for the loader (upstream's exit-info macro): at an error exit the kernel's
