@@ -36,7 +36,7 @@
 # Exit status: the script's. 124 = script timed out; 92 = the guest died before the script
 # finished (kernel panic?); 90 = HARNESS failure: the guest did not reach the script (no
 # MLB-READY on the console within MLB_BOOT_TIMEOUT s, default 60, or an early crash), after one
-# retry. 2 = usage. Guests run one at a time per machine (lock /run/lock/scx_mlb-guest.lock).
+# retry. 2 = usage. A machine runs one guest per CPU at most (slot locks /run/lock/scx_mlb-guest.N.lock).
 { # the whole script is parsed before it runs: editing this file cannot break a running instance
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -229,19 +229,42 @@ boot() {
 	fi
 }
 
-# One guest at a time on this machine: on a 2-core host, concurrent TCG guests starve each
-# other and every timing (watchdog, convergence bounds, benchmarks) becomes meaningless.
-# The lock is outside the build folder so that checkouts side by side (git worktrees) share it.
-# MLB_GUEST_NOLOCK=1 opts out; MLB_LOCK_WAIT (s, default 3600) bounds the wait.
-if [ "${MLB_GUEST_NOLOCK:-0}" != 1 ]; then
-	lockdir=/run/lock
-	[ -d "$lockdir" ] && [ -w "$lockdir" ] || lockdir=${TMPDIR:-/tmp}
-	exec 8>"$lockdir/scx_mlb-guest.lock"
-	if ! flock -n 8; then
-		log "waiting for another test guest to finish (one at a time; MLB_GUEST_NOLOCK=1 skips)"
-		flock -w "${MLB_LOCK_WAIT:-3600}" 8 || { log "HARNESS: lock wait timed out"; exit 90; }
+# Guests per machine: single-threaded TCG runs a guest on one host thread, so a machine runs
+# as many guests at once as it has CPUs (MLB_GUEST_SLOTS, default nproc), each holding one slot
+# lock; more would starve each other and every timing (watchdog, convergence bounds) would
+# become meaningless. A benchmark or soak (MLB_GUEST_EXCLUSIVE=1), and multi-threaded TCG,
+# take every slot: their guest has the host to itself. The locks are outside the build folder
+# so that checkouts side by side (git worktrees) share them. MLB_GUEST_NOLOCK=1 opts out;
+# MLB_LOCK_WAIT (s, default 3600) bounds the wait.
+take_slot() {
+	local dir=/run/lock n i fd lim said=0
+	[ -d "$dir" ] && [ -w "$dir" ] || dir=${TMPDIR:-/tmp}
+	n=${MLB_GUEST_SLOTS:-$(nproc)}
+	[[ $n =~ ^[1-9][0-9]*$ ]] || { log "bad MLB_GUEST_SLOTS '$n' (a count >= 1)"; exit 2; }
+	lim=$((SECONDS + ${MLB_LOCK_WAIT:-3600}))
+	if [ "${MLB_GUEST_EXCLUSIVE:-0}" = 1 ] || [ "$tcg_thread" != single ]; then
+		for ((i = 0; i < n; i++)); do # in order, as every taker of all does: no deadlock
+			exec {fd}>"$dir/scx_mlb-guest.$i.lock"
+			flock -n "$fd" && continue
+			[ $said = 1 ] || log "waiting for the other test guests to finish (this one runs alone)"
+			said=1
+			flock -w $((lim > SECONDS ? lim - SECONDS : 1)) "$fd" || { log "HARNESS: lock wait timed out"; exit 90; }
+		done
+		return
 	fi
-fi
+	while :; do
+		for ((i = 0; i < n; i++)); do
+			exec {fd}>"$dir/scx_mlb-guest.$i.lock"
+			flock -n "$fd" && return
+			exec {fd}>&-
+		done
+		[ $said = 1 ] || log "waiting for a free guest slot ($n per machine; MLB_GUEST_NOLOCK=1 skips)"
+		said=1
+		[ $SECONDS -lt $lim ] || { log "HARNESS: lock wait timed out"; exit 90; }
+		sleep 1
+	done
+}
+[ "${MLB_GUEST_NOLOCK:-0}" = 1 ] || take_slot
 boot_s="" why=""
 boot
 if [ "$phase" = harness ]; then

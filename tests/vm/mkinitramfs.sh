@@ -77,6 +77,8 @@ printf '%s\n' "${order[@]}" >"$stage/lib/modules/load-order"
 cat "$kdir/version" >"$stage/lib/modules/version"
 
 mkdir -p "$(dirname "$out")"
-(cd "$stage" && find . -print0 | sort -z | cpio --null -o -H newc --quiet) >"$out.tmp"
-mv "$out.tmp" "$out"
+tmp=$(mktemp "$out.XXXXXX") # guests that boot at once may build the same file: each its own
+(cd "$stage" && find . -print0 | sort -z | cpio --null -o -H newc --quiet) >"$tmp"
+chmod 0644 "$tmp"
+mv "$tmp" "$out"
 echo "mkinitramfs: $out ($(du -k "$out" | cut -f1) KiB; modules: ${order[*]})" >&2
