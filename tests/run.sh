@@ -9,8 +9,8 @@
 # (a test that exits 77 is skipped: "ok - NAME # SKIP"), then "N passed, N failed". Exit status
 # 1 if any test failed, 2 if an argument names no test (one line on stderr, nothing run).
 # Per-test output goes to build/test-logs/NAME.log and is shown on failure. Unit tests run
-# first, one at a time; then the guest scenarios, MLB_TEST_JOBS at a time (default: one per
-# host CPU, as tests/vm/guest.sh allows), results printed as they finish (see "chains" below).
+# first, one at a time; then the guest scenarios, MLB_TEST_JOBS at a time (default 1), results
+# printed as they finish (see "chains" below).
 #
 # Each run exports a fresh MLB_RUN_ID (also in build/test-logs/run-id): a scenario that
 # reuses another's output (vm/train: vm/collect's dataset, vm/infer: vm/train's model) does so
@@ -126,12 +126,11 @@ MLB_RUN_ID=$(date -u +%Y%m%dT%H%M%SZ)-$$-$RANDOM
 export MLB_RUN_ID
 echo "$MLB_RUN_ID" >"$logs/run-id"
 
-# Guest scenarios run MLB_TEST_JOBS at a time (default: the guest slots of tests/vm/guest.sh,
-# one per host CPU: a single-threaded TCG guest keeps one CPU busy, so one at a time left half
-# of a 2-CPU machine idle). Scenarios that use another's output run after it, in one chain on
-# one worker: vm/collect -> vm/train -> vm/infer (and the matrix's infer), vm/scale-8 ->
-# vm/stress-64. Chains start longest first (by their time in the last run, else by their
-# timeout), so that a long scenario does not start last. Unit tests run first, alone.
+# Guest scenarios run MLB_TEST_JOBS at a time (default MLB_GUEST_SLOTS, else 1: see
+# tests/vm/guest.sh for why one at a time on this project's 2-CPU machines). Scenarios that use
+# another's output run after it, in one chain on one worker: vm/collect -> vm/train -> vm/infer
+# (and the matrix's infer), vm/scale-8 -> vm/stress-64. With more than one worker, chains start
+# longest first (by their time in the last run, else by their timeout). Unit tests run first.
 declare -A after=(
 	[vm/train]=vm/collect [vm/infer]=vm/train [vm/infer@oldest]=vm/train
 	[vm/infer@6.18]=vm/train [vm/stress-64]=vm/scale-8
@@ -216,14 +215,14 @@ for i in "${sel_vm[@]}"; do
 	fi
 	chain_of[${names[$i]}]=$c
 done
-order=$(for c in "${!chains[@]}"; do
+jobs=${MLB_TEST_JOBS:-${MLB_GUEST_SLOTS:-1}}
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: bad MLB_TEST_JOBS '$jobs' (a count >= 1)" >&2; exit 2; }
+order=$([ "$jobs" = 1 ] && printf '%s\n' "${!chains[@]}" || for c in "${!chains[@]}"; do
 	e=0
 	for i in ${chains[c]}; do e=$((e + $(estimate "$i"))); done
 	echo "$e $c"
 done | sort -rn | awk '{ print $2 }')
 mapfile -t order <<<"$order"
-jobs=${MLB_TEST_JOBS:-${MLB_GUEST_SLOTS:-$(nproc)}}
-[[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: bad MLB_TEST_JOBS '$jobs' (a count >= 1)" >&2; exit 2; }
 echo 0 >"$res/next"
 worker() { # take the next chain until none is left
 	local k c i
