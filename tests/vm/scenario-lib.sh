@@ -17,7 +17,14 @@ fail() {
 	exit 1
 }
 skip() { echo "SKIP: $*"; exit 77; }
-note() { echo "# $*"; }
+# note TEXT: a progress line, "# [SECONDS] TEXT", the seconds since the scenario started (where
+# a scenario's time goes, for the suite's budget)
+_MLB_T0=${EPOCHREALTIME/[.,]/}
+note() {
+	local t=${EPOCHREALTIME/[.,]/}
+	t=$(((t - _MLB_T0) / 100000))
+	echo "# [$((t / 10)).$((t % 10))s] $*"
+}
 now_ms() { local t=${EPOCHREALTIME/[.,]/}; echo $((t / 1000)); }
 # The guest is slow under load (TCG, 8 vCPUs on 2 host cores): loops below avoid forks.
 # zzz SEC: sleep without a fork (read with a timeout on a FIFO nobody writes).
