@@ -236,21 +236,24 @@ __noinline int mlb_decide_rec(struct mlb_decision_rec *r, struct task_ctx *tctx)
 }
 
 /*
- * decide_move - THE SEAM: whether @p moves as @mv proposes. Fills the decision record
+ * mlb_decide_move - THE SEAM: whether @p moves as @mv proposes. Fills the decision record
  * (features included) in per-CPU scratch (@timer: the balancer timer's slot), asks the
- * heuristic (always: it is recorded beside every decision), then mlb_decide_rec(). True:
- * migrate; the task is then marked as sent to mv->dst, and the caller makes the move (or,
- * when it loses a race for it, calls seam_abandon()).
+ * heuristic (always: it is recorded beside every decision), then mlb_decide_rec(). Returns 1
+ * to migrate (the task is then marked as sent to mv->dst, and the caller makes the move or,
+ * when it loses a race for it, calls seam_abandon()), else 0; 0 if @tctx or @mv is NULL.
+ * A global function: the verifier checks it once per program, not once per call site and
+ * state of each caller (inlined, the seam was most of what it verified in select_cpu,
+ * enqueue, dispatch and the balancer).
  */
-static bool decide_move(struct task_struct *p, struct task_ctx *tctx, const struct mlb_move *mv,
-			bool timer)
+__noinline int mlb_decide_move(struct task_struct *p __arg_trusted, struct task_ctx *tctx,
+			       const struct mlb_move *mv, u32 timer)
 {
-	u32 idx = timer;
+	u32 idx = timer & 1;
 	struct mlb_decision_rec *r = bpf_map_lookup_elem(&dec_scratch, &idx);
 	u64 now = bpf_ktime_get_ns();
 
-	if (!r)
-		return false;
+	if (!r || !tctx || !mv)
+		return 0;
 	work_add(MLB_WK_DECIDE, 1);
 	fill_features(&r->f, p, tctx, mv, now);
 	r->heuristic = mlb_heuristic_decide(&r->f, &heur_params);
@@ -260,9 +263,16 @@ static bool decide_move(struct task_struct *p, struct task_ctx *tctx, const stru
 	r->src_cpu = mv->src;
 	r->dst_cpu = mv->dst;
 	if (!mlb_decide_rec(r, tctx))
-		return false;
+		return 0;
 	tctx->chosen_cpu = mv->dst;
-	return true;
+	return 1;
+}
+
+/* decide_move - mlb_decide_move() as a bool, for the callers' conditions */
+static __always_inline bool decide_move(struct task_struct *p, struct task_ctx *tctx,
+					const struct mlb_move *mv, bool timer)
+{
+	return mlb_decide_move(p, tctx, mv, timer) == 1;
 }
 
 /* The move the seam allowed did not happen (a race was lost): nothing is pending. */
