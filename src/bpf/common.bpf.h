@@ -600,22 +600,13 @@ static u64 cpu_wait_ns(u32 cpu, u64 now)
  * credit is capped at one slice (as ops.enqueue caps it). The one rule wake_preempt() acts
  * on and the wake-up's expected wait (cpu_wait_ns) assumes.
  */
-static bool wake_would_preempt(struct task_struct *p, struct task_ctx *tctx, u32 cpu, u64 now)
+static bool curr_would_yield(struct task_struct *p, struct task_ctx *tctx, struct task_struct *curr,
+			     u32 cpu, u64 now)
 {
-	struct task_struct *curr;
-	struct task_ctx *cctx;
-	struct cpu_ctx *c;
+	struct task_ctx *cctx = lookup_task_ctx(curr);
+	struct cpu_ctx *c = lookup_cpu(cpu);
 	u64 vtime = tctx->vtime;
 
-	if (!wake_preempt_ns || !bpf_ksym_exists(scx_bpf_cpu_curr))
-		return false;
-	if (tctx->burst_ns >= slice_ns / 4)
-		return false;
-	curr = scx_bpf_cpu_curr(cpu);
-	if (!curr || curr == p)
-		return false;
-	cctx = lookup_task_ctx(curr);
-	c = lookup_cpu(cpu);
 	if (!cctx || !c || !cctx->running_at || now - cctx->running_at < wake_preempt_ns)
 		return false;
 	/* only a task with longer runs: short-burst tasks among themselves would churn */
@@ -624,6 +615,29 @@ static bool wake_would_preempt(struct task_struct *p, struct task_ctx *tctx, u32
 	if ((s64)(vtime - (c->vtime_now - slice_ns)) < 0)
 		vtime = c->vtime_now - slice_ns;
 	return (s64)(cctx->vtime - vtime) > 0;
+}
+
+static bool wake_would_preempt(struct task_struct *p, struct task_ctx *tctx, u32 cpu, u64 now)
+{
+	struct task_struct *curr;
+	bool ret = false;
+
+	if (!wake_preempt_ns || !bpf_ksym_exists(scx_bpf_cpu_curr))
+		return false;
+	if (tctx->burst_ns >= slice_ns / 4)
+		return false;
+	/*
+	 * The running task is only safe to look at under RCU. Callbacks run under it anyway, but
+	 * the seam is a global function that the balancer's timer calls too, and 6.18's verifier
+	 * checks that from the sleepable ops.init that armed the timer: it wants the section
+	 * spelled out ("requires RCU critical section protection").
+	 */
+	bpf_rcu_read_lock();
+	curr = scx_bpf_cpu_curr(cpu);
+	if (curr && curr != p)
+		ret = curr_would_yield(p, tctx, curr, cpu, now);
+	bpf_rcu_read_unlock();
+	return ret;
 }
 
 #endif /* __MLB_COMMON_BPF_H */
