@@ -329,14 +329,14 @@ cpu_in_list() {
 	return 1
 }
 
-# stress_check WORKERS GROUPS LOOPS DISABLE_S: with scx_mlb running (mlb_start), 30 s of
-# stress-ng --aggressive (WORKERS each of cpu, fork, affinity, yield) beside rounds of
-# hackbench -g GROUPS -l LOOPS; every workload exits 0, the scheduler stays enabled, exits 0 on
-# SIGINT and is disabled within DISABLE_S s, and no workload process is left (vm/stress,
-# vm/stress-64).
+# stress_check WORKERS GROUPS LOOPS DISABLE_S: with scx_mlb running (mlb_start), 30 s
+# (STRESS_SEC; 12 under MLB_SHORT) of stress-ng --aggressive (WORKERS each of cpu, fork,
+# affinity, yield) beside rounds of hackbench -g GROUPS -l LOOPS; every workload exits 0,
+# the scheduler stays enabled, exits 0 on SIGINT and is disabled within DISABLE_S s, and no
+# workload process is left (vm/stress, vm/stress-64).
 stress_check() {
 	local sp sp_rc hb_rc=0 hb_n=0 t_end left d
-	d=$(short 30 12)
+	d=${STRESS_SEC:-$(short 30 12)} # vm/stress-64: 15 (one hackbench round there takes ~40 s)
 	cd /tmp || fail "cd /tmp"
 	note "stress-ng and hackbench for $d s"
 	stress-ng --aggressive --temp-path /tmp --timeout ${d}s --metrics-brief \
