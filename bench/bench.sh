@@ -121,7 +121,7 @@ else
 	limit=$([ "$quick" = 1 ] && echo $((reps * nsched * turn_s + 400)) || echo $(((reps * nsched + 1) * turn_s + 300)))
 	say "booting the numa2x2 test guest (QEMU TCG); the bench runs for up to $limit s"
 	# the console streams into the log; the terminal gets the bench's own progress lines
-	MLB_GUEST_EXCLUSIVE=1 bash tests/vm/guest.sh --topo numa2x2 --timeout "$limit" --out "$logdir" --stream \
+	bash tests/vm/guest.sh --topo numa2x2 --timeout "$limit" --out "$logdir" --stream \
 		--env BENCH_QUICK="$quick" --env BENCH_REPS="$reps" \
 		--env BENCH_SCHEDS="${BENCH_SCHEDS:-}" --env BENCH_MLB_ARGS="${BENCH_MLB_ARGS:-}" \
 		--env BENCH_KB_TARGETS="${BENCH_KB_TARGETS:-}" -- \

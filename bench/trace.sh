@@ -22,7 +22,7 @@ source bench/lua.sh
 lua=$(lua_tarball) || { echo "bench-trace: cannot fetch the Lua source package" >&2; exit 1; }
 out=$root/build/trace/$(date -u +%Y-%m-%d-%H%M%S)
 mkdir -p "$out"
-MLB_GUEST_EXCLUSIVE=1 bash tests/vm/guest.sh --topo numa2x2 --timeout 1200 --out "$out" --env LUA="$lua" \
+bash tests/vm/guest.sh --topo numa2x2 --timeout 1200 --out "$out" --env LUA="$lua" \
 	--env QUICK="$quick" --env MLB_ARGS="${MLB_ARGS:-}" -- bench/trace-guest.sh ||
 	{ echo "bench-trace: the guest run failed; console: $out/console.log" >&2; exit 1; }
 python3 bench/trace-report.py "$out/seq-eevdf.txt" "$out/seq-scx_mlb.txt" | tee "$out/report.txt"

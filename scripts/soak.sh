@@ -89,7 +89,7 @@ make --no-print-directory all kernel >&2 || exit 1
 out=$root/build/soak
 rm -rf "$out"
 mkdir -p "$out"
-MLB_GUEST_EXCLUSIVE=1 bash tests/vm/guest.sh --topo numa2x2 --timeout $((minutes * 60 + 600)) --out "$out" \
+bash tests/vm/guest.sh --topo numa2x2 --timeout $((minutes * 60 + 600)) --out "$out" \
 	-- "$root/scripts/soak.sh" --in-guest "$minutes" >"$out/run.log" 2>&1
 rc=$?
 bad='BUG:|WARNING:|Oops|Call Trace|rcu.*detected.*stall|runnable task stall|sched_ext: .*error'

@@ -8,9 +8,7 @@
 # test guest by tests/vm/scenario.sh). Prints one line per test, "ok - NAME" or "not ok - NAME"
 # (a test that exits 77 is skipped: "ok - NAME # SKIP"), then "N passed, N failed". Exit status
 # 1 if any test failed, 2 if an argument names no test (one line on stderr, nothing run).
-# Per-test output goes to build/test-logs/NAME.log and is shown on failure. Unit tests run
-# first, one at a time; then the guest scenarios, MLB_TEST_JOBS at a time (default 1), results
-# printed as they finish (see "chains" below).
+# Per-test output goes to build/test-logs/NAME.log and is shown on failure.
 #
 # Each run exports a fresh MLB_RUN_ID (also in build/test-logs/run-id): a scenario that
 # reuses another's output (vm/train: vm/collect's dataset, vm/infer: vm/train's model) does so
@@ -126,66 +124,8 @@ MLB_RUN_ID=$(date -u +%Y%m%dT%H%M%SZ)-$$-$RANDOM
 export MLB_RUN_ID
 echo "$MLB_RUN_ID" >"$logs/run-id"
 
-# Guest scenarios run MLB_TEST_JOBS at a time (default MLB_GUEST_SLOTS, else 1: see
-# tests/vm/guest.sh for why one at a time on this project's 2-CPU machines). Scenarios that use
-# another's output run after it, in one chain on one worker: vm/collect -> vm/train -> vm/infer
-# (and the matrix's infer), vm/scale-8 -> vm/stress-64. With more than one worker, chains start
-# longest first (by their time in the last run, else by their timeout). Unit tests run first.
-declare -A after=(
-	[vm/train]=vm/collect [vm/infer]=vm/train [vm/infer@oldest]=vm/train
-	[vm/infer@6.18]=vm/train [vm/stress-64]=vm/scale-8
-)
-res=$(mktemp -d)
-trap 'rm -rf "$res"' EXIT
-durations=$logs/durations # "NAME SECONDS" of the last run of each test
-
-# report I RC DT: print test I's result block (one writer at a time), record its outcome
-report() {
-	local n=${names[$1]} rc=$2 dt=$3 log=$logs/${names[$1]}.log out kind
-	if [ "$rc" -eq 0 ]; then
-		kind=pass
-		out="ok - $n (${dt}s)"
-		# key lines a scenario reports (vm/stress-64: scale_*), printed with its result;
-		# scenario.sh empties the scenario's folder first, so the file is this run's
-		[ -s "$logs/$n/keys.txt" ] && out+=$'\n'$(sed 's/^/# /' "$logs/$n/keys.txt")
-	elif [ "$rc" -eq 77 ] && skip_allowed "$n"; then
-		kind=skip
-		out="ok - $n # SKIP $(tail -n1 "$log")"
-	elif [ "$rc" -eq 77 ]; then
-		kind=fail
-		out="not ok - $n # SKIP not allowed in strict mode (CI / make test; MLB_ALLOW_SKIP=\"$n\" allows it): $(tail -n1 "$log")"
-	else
-		kind=fail
-		# the cause first (a long log's tail can be all stats lines), then the tail, cut to
-		# 300 columns so that a CI log that keeps only part of the output keeps the cause
-		out="not ok - $n (exit $rc, ${dt}s)"
-		out+=$'\n'$(grep -a -m 20 -E '^(FAIL|not ok|trace:)' "$log" | cut -c1-300 | sed 's/^/#   cause: /')
-		out+=$'\n'$(tail -n 30 "$log" | cut -c1-300 | sed 's/^/#   /')
-	fi
-	{
-		flock 9
-		printf '%s\n' "$out" | sed '/^$/d'
-		echo "$kind" >>"$res/outcomes"
-		echo "$n $dt" >>"$res/durations"
-	} 9>>"$res/out.lock"
-}
-run_test() { # I
-	local s=$SECONDS rc
-	${cmds[$1]} >"$logs/${names[$1]}.log" 2>&1 </dev/null
-	rc=$?
-	report "$1" $rc $((SECONDS - s))
-}
-estimate() { # I -> seconds: the last run's time, else the scenario's timeout header
-	local n=${names[$1]} d t
-	d=$(awk -v n="$n" '$1 == n { d = $2 } END { print d }' "$durations" 2>/dev/null)
-	[ -n "$d" ] && { echo "$d"; return; }
-	t=${n#vm/}
-	t=tests/vm/scenarios/${t%@*}.sh
-	d=$(sed -n '1,30s/^# *timeout: *//p' "$t" 2>/dev/null | head -n1)
-	echo "${d:-180}"
-}
-
-sel_unit=() sel_vm=()
+pass=0 fail=0 skip=0
+t0=$SECONDS
 for i in "${!names[@]}"; do
 	n=${names[$i]}
 	want "$n" "$@" || continue
@@ -194,71 +134,36 @@ for i in "${!names[@]}"; do
 		for a in "$@"; do [[ $a == "$n" || "vm/$a" == "$n" ]] && named=1; done
 		[ $named = 1 ] || { echo "# not run (manual, name it to run it): $n: ${manual[$n]}"; continue; }
 	fi
-	if [[ $n == unit/* ]]; then sel_unit+=("$i"); else sel_vm+=("$i"); fi
-done
-
-t0=$SECONDS
-for i in "${sel_unit[@]}"; do run_test "$i"; done
-
-# chains of guest scenarios: a scenario joins the chain of the one it runs after, if selected
-declare -A chain_of=() idx_of=()
-chains=()
-for i in "${sel_vm[@]}"; do idx_of[${names[$i]}]=$i; done
-for i in "${sel_vm[@]}"; do
-	p=${after[${names[$i]}]:-}
-	if [ -n "$p" ] && [ -n "${idx_of[$p]:-}" ] && [ -n "${chain_of[$p]:-}" ]; then
-		c=${chain_of[$p]}
-		chains[c]+=" $i"
+	log=$logs/$n.log
+	s=$SECONDS
+	${cmds[$i]} >"$log" 2>&1 </dev/null
+	rc=$?
+	dt=$((SECONDS - s))
+	if [ $rc -eq 0 ]; then
+		echo "ok - $n (${dt}s)"
+		pass=$((pass + 1))
+		# key lines a scenario reports (vm/stress-64: scale_*), printed with its result;
+		# scenario.sh empties the scenario's folder first, so the file is this run's
+		[ -s "$logs/$n/keys.txt" ] && sed 's/^/# /' "$logs/$n/keys.txt"
+	elif [ $rc -eq 77 ] && skip_allowed "$n"; then
+		echo "ok - $n # SKIP $(tail -n1 "$log")"
+		skip=$((skip + 1))
+	elif [ $rc -eq 77 ]; then
+		echo "not ok - $n # SKIP not allowed in strict mode (CI / make test; MLB_ALLOW_SKIP=\"$n\" allows it): $(tail -n1 "$log")"
+		fail=$((fail + 1))
 	else
-		c=${#chains[@]}
-		chains+=("$i")
+		echo "not ok - $n (exit $rc, ${dt}s)"
+		# the cause first (a long log's tail can be all stats lines), then the tail, cut to
+		# 300 columns so that a CI log that keeps only part of the output keeps the cause
+		grep -a -m 20 -E '^(FAIL|not ok|trace:)' "$log" | cut -c1-300 | sed 's/^/#   cause: /'
+		tail -n 30 "$log" | cut -c1-300 | sed 's/^/#   /'
+		fail=$((fail + 1))
 	fi
-	chain_of[${names[$i]}]=$c
 done
-jobs=${MLB_TEST_JOBS:-${MLB_GUEST_SLOTS:-1}}
-[[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: bad MLB_TEST_JOBS '$jobs' (a count >= 1)" >&2; exit 2; }
-order=$([ "$jobs" = 1 ] && printf '%s\n' "${!chains[@]}" || for c in "${!chains[@]}"; do
-	e=0
-	for i in ${chains[c]}; do e=$((e + $(estimate "$i"))); done
-	echo "$e $c"
-done | sort -rn | awk '{ print $2 }')
-mapfile -t order <<<"$order"
-echo 0 >"$res/next"
-worker() { # take the next chain until none is left
-	local k c i
-	while :; do
-		{
-			flock 8
-			k=$(<"$res/next")
-			echo $((k + 1)) >"$res/next"
-		} 8>>"$res/q.lock"
-		[ "$k" -lt ${#order[@]} ] && [ -n "${order[k]}" ] || return 0
-		c=${order[k]}
-		for i in ${chains[c]}; do run_test "$i"; done
-	done
-}
-if [ ${#chains[@]} -gt 0 ]; then
-	[ "$jobs" -gt ${#chains[@]} ] && jobs=${#chains[@]}
-	[ "$jobs" -gt 1 ] && echo "# guest scenarios: ${#sel_vm[@]} in ${#chains[@]} chains, $jobs at a time"
-	wpids=()
-	for ((w = 0; w < jobs; w++)); do
-		worker &
-		wpids+=($!)
-	done
-	trap 'kill "${wpids[@]}" 2>/dev/null; rm -rf "$res"; exit 130' INT TERM
-	wait "${wpids[@]}"
-fi
-
-count() { local c; c=$(grep -cx "$1" "$res/outcomes" 2>/dev/null); echo "${c:-0}"; }
-pass=$(count pass) fail=$(count fail) skip=$(count skip)
-# the durations file keeps each test's last time (the next run's order)
-[ -s "$res/durations" ] && { cat "$durations" 2>/dev/null || true; cat "$res/durations"; } |
-	awk '{ d[$1] = $2 } END { for (n in d) print n, d[n] }' | sort >"$durations.tmp" &&
-	mv "$durations.tmp" "$durations"
 echo "# total $((SECONDS - t0))s"
-if [ "$skip" -gt 0 ]; then
+if [ $skip -gt 0 ]; then
 	echo "$pass passed, $fail failed, $skip skipped"
 else
 	echo "$pass passed, $fail failed"
 fi
-[ "$fail" -eq 0 ]
+[ $fail -eq 0 ]

@@ -36,8 +36,7 @@
 # Exit status: the script's. 124 = script timed out; 92 = the guest died before the script
 # finished (kernel panic?); 90 = HARNESS failure: the guest did not reach the script (no
 # MLB-READY on the console within MLB_BOOT_TIMEOUT s, default 60, or an early crash), after one
-# retry. 2 = usage. A machine runs MLB_GUEST_SLOTS guests at once (default 1; slot locks
-# /run/lock/scx_mlb-guest.N.lock).
+# retry. 2 = usage. Guests run one at a time per machine (lock /run/lock/scx_mlb-guest.lock).
 { # the whole script is parsed before it runs: editing this file cannot break a running instance
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -231,45 +230,21 @@ boot() {
 	fi
 }
 
-# Guests per machine: MLB_GUEST_SLOTS (default 1), each guest holding one slot lock. A
-# single-threaded TCG guest keeps one host CPU busy, but this project's 2-CPU machines do not
-# give two CPUs' worth of work: a CPU-bound loop took 0.75-1.03 s alone and 1.29-1.95 s with a
-# second one beside it (2026-12-07), and guest scenarios ran up to 2x slower two at a time
-# (vm/hotplug timed out), so one guest at a time stays the default; a machine with real cores
-# to spare can set more. A benchmark or soak (MLB_GUEST_EXCLUSIVE=1), multi-threaded TCG and the
-# 64-vCPU guest (about 50 s to boot alone; it missed its boot timeout beside another guest)
-# take every slot. The locks are outside the build folder so that checkouts side by side (git
-# worktrees) share them. MLB_GUEST_NOLOCK=1 opts out; MLB_LOCK_WAIT (s, default 3600) bounds
-# the wait.
-take_slot() {
-	local dir=/run/lock n i fd lim said=0
-	[ -d "$dir" ] && [ -w "$dir" ] || dir=${TMPDIR:-/tmp}
-	n=${MLB_GUEST_SLOTS:-1}
-	[[ $n =~ ^[1-9][0-9]*$ ]] || { log "bad MLB_GUEST_SLOTS '$n' (a count >= 1)"; exit 2; }
-	lim=$((SECONDS + ${MLB_LOCK_WAIT:-3600}))
-	if [ "${MLB_GUEST_EXCLUSIVE:-0}" = 1 ] || [ "$tcg_thread" != single ] || [ "$topo" = numa4x2smt ]; then
-		for ((i = 0; i < n; i++)); do # in order, as every taker of all does: no deadlock
-			exec {fd}>"$dir/scx_mlb-guest.$i.lock"
-			flock -n "$fd" && continue
-			[ $said = 1 ] || log "waiting for the other test guests to finish (this one runs alone)"
-			said=1
-			flock -w $((lim > SECONDS ? lim - SECONDS : 1)) "$fd" || { log "HARNESS: lock wait timed out"; exit 90; }
-		done
-		return
+# One guest at a time on this machine: its 2 CPUs do not give two CPUs' worth of work (a
+# CPU-bound loop took 0.75-1.03 s alone, 1.29-1.95 s beside a second one, 2026-12-07), and two
+# guests at once ran scenarios up to 2x slower, past vm/hotplug's timeout and the 64-vCPU
+# guest's boot timeout: concurrent guests break every timing (watchdog, bounds, benchmarks).
+# The lock is outside the build folder so that checkouts side by side (git worktrees) share it.
+# MLB_GUEST_NOLOCK=1 opts out; MLB_LOCK_WAIT (s, default 3600) bounds the wait.
+if [ "${MLB_GUEST_NOLOCK:-0}" != 1 ]; then
+	lockdir=/run/lock
+	[ -d "$lockdir" ] && [ -w "$lockdir" ] || lockdir=${TMPDIR:-/tmp}
+	exec 8>"$lockdir/scx_mlb-guest.lock"
+	if ! flock -n 8; then
+		log "waiting for another test guest to finish (one at a time; MLB_GUEST_NOLOCK=1 skips)"
+		flock -w "${MLB_LOCK_WAIT:-3600}" 8 || { log "HARNESS: lock wait timed out"; exit 90; }
 	fi
-	while :; do
-		for ((i = 0; i < n; i++)); do
-			exec {fd}>"$dir/scx_mlb-guest.$i.lock"
-			flock -n "$fd" && return
-			exec {fd}>&-
-		done
-		[ $said = 1 ] || log "waiting for a free guest slot ($n per machine; MLB_GUEST_NOLOCK=1 skips)"
-		said=1
-		[ $SECONDS -lt $lim ] || { log "HARNESS: lock wait timed out"; exit 90; }
-		sleep 1
-	done
-}
-[ "${MLB_GUEST_NOLOCK:-0}" = 1 ] || take_slot
+fi
 boot_s="" why=""
 boot
 if [ "$phase" = harness ]; then

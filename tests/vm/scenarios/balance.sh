@@ -86,7 +86,7 @@ pin_spinners() {
 # consecutive samples are in bound or LIMIT_MS passed -> GOOD (consecutive good samples),
 # CONV (ms to the first of them, empty if none), SP (last spread)
 release() {
-	local p t0 el mn mx ok tag
+	local t0 el mn mx ok tag
 	# one process widens them all: a taskset per spinner took 77 s for 24 on 64 vCPUs (a fork
 	# and exec each, from 9p, under TCG) and released them one by one over that time
 	python3 -I -S -c 'import os, sys
