@@ -133,6 +133,7 @@
 #include "mlb/heuristic.h"
 #include "mlb/class.h"
 #include "mlb/place.h"
+#include "mlb/policy.h"
 #include "mlb/nn_fixed.h"
 
 char _license[] SEC("license") = "GPL";
@@ -192,12 +193,12 @@ void BPF_STRUCT_OPS(mlb_running, struct task_struct *p)
 	/* Its share of the slice while others wait here (see mlb_tick). */
 	n = scx_bpf_dsq_nr_queued(cpu);
 	if (n) {
-		slice = task_slice(p) / (n + 1);
-		if (slice < slice_min_ns)
-			slice = slice_min_ns;
+		slice =
+		    mlb_run_slice(task_slice(p), slice_min_ns, tctx->cls.cls, n, nr_lat_waiting(c));
 		if (p->scx.slice > slice)
 			scx_bpf_task_set_slice(p, slice);
 	}
+	c->curr_cls = tctx->cls.cls; /* before curr_at: lat_would_preempt() reads them */
 	c->curr_at = now;
 	c->curr_exp_ns = task_exp_run(p, tctx);
 	c->curr_end = now + p->scx.slice;

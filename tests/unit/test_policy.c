@@ -88,12 +88,12 @@ static void test_run_slice(void)
 #define NT 3
 struct stask {
 	u32 cls;
-	u64 period, run;   /* period 0: a hog */
-	u64 vtime, burst;  /* burst: decayed average run, as the scheduler keeps it */
-	u64 key;	   /* deadline key while queued */
-	u64 next_wake;	   /* periodic: next wake-up */
-	u64 left;	   /* periodic: what is left of this period's run */
-	u64 ready_at;	   /* when it became runnable */
+	u64 period, run;  /* period 0: a hog */
+	u64 vtime, burst; /* burst: decayed average run, as the scheduler keeps it */
+	u64 key;	  /* deadline key while queued */
+	u64 next_wake;	  /* periodic: next wake-up */
+	u64 left;	  /* periodic: what is left of this period's run */
+	u64 ready_at;	  /* when it became runnable */
 	bool runnable;
 	u64 ran_total;
 	u32 wakes, preempted; /* preempted: stopped still runnable before its run ended */
@@ -167,8 +167,8 @@ static void simulate(struct sim *s, u64 dur)
 			t->left = t->run;
 			t->wakes++;
 			enqueue(s, t);
-			if (cur >= 0 && mlb_may_preempt(t->cls, s->t[cur].cls, s->now - started,
-							s->min_ns)) {
+			if (cur >= 0 &&
+			    mlb_may_preempt(t->cls, s->t[cur].cls, s->now - started, s->min_ns)) {
 				s->preemptions++;
 				slice = 0; /* SCX_KICK_PREEMPT */
 			}
@@ -190,7 +190,7 @@ static void simulate(struct sim *s, u64 dur)
 			ran = s->now - started;
 			if (t->left == 0 || ran >= slice) {
 				t->vtime += ran; /* weight 100 */
-				if (t->period) /* a hog's average burst is the test's input */
+				if (t->period)	 /* a hog's average burst is the test's input */
 					t->burst = mlb_burst_next(t->burst, ran);
 				if (s->t[cur].vtime > s->vclock)
 					s->vclock = t->vtime;
@@ -284,9 +284,10 @@ static void test_sim_lat_lat(void)
 		sim_add(&s, MLB_CLASS_LAT, 5 * MS, 1500 * US, 1500 * US);
 		sim_add(&s, MLB_CLASS_LAT, 7 * MS, 1500 * US, 1500 * US);
 		simulate(&s, 2000 * MS);
-		printf("lat + lat (min %llu us): %u and %u wake-ups, preempted %u and %u, %u kicks\n",
-		       (unsigned long long)mins[k] / US, s.t[0].wakes, s.t[1].wakes,
-		       s.t[0].preempted, s.t[1].preempted, s.preemptions);
+		printf(
+		    "lat + lat (min %llu us): %u and %u wake-ups, preempted %u and %u, %u kicks\n",
+		    (unsigned long long)mins[k] / US, s.t[0].wakes, s.t[1].wakes, s.t[0].preempted,
+		    s.t[1].preempted, s.preemptions);
 		CHECK(s.preemptions == 0);
 		CHECK(s.t[0].preempted == 0 && s.t[1].preempted == 0);
 		CHECK(s.t[0].wakes >= 390 && s.t[1].wakes >= 280);
