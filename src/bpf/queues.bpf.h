@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * queues.bpf.h - per-CPU queues and placement. Every CPU has its own vtime-ordered DSQ
- * (id = CPU id); a queued task belongs to exactly one CPU, and only that CPU takes it
- * without asking: every other change of CPU is a decision of the seam (seam.bpf.h). Owns
- * wake-up placement (ops.select_cpu), queueing (ops.enqueue, ops.dequeue), a CPU's own
- * dispatch and its idle pulls (ops.dispatch), the slice cut and the work-conservation kick
- * (ops.tick), and the accounting of every change of CPU (account_migration, from
- * ops.running).
+ * queues.bpf.h - per-CPU queues and placement. Every CPU has its own DSQ (id = CPU id),
+ * ordered by deadline (task_dl_key(), include/mlb/policy.h); a queued task belongs to exactly
+ * one CPU, and only that CPU takes it without asking: every other change of CPU is a decision
+ * of the seam (seam.bpf.h). Owns wake-up placement (ops.select_cpu), queueing (ops.enqueue,
+ * ops.dequeue), a CPU's own dispatch and its idle pulls (ops.dispatch), wake-up preemption
+ * (lat_preempt(), wake_preempt()), the slice cut and the work-conservation kick (ops.tick),
+ * and the accounting of every change of CPU (account_migration, from ops.running).
  */
 #ifndef __MLB_QUEUES_BPF_H
 #define __MLB_QUEUES_BPF_H
