@@ -4,11 +4,12 @@
 # Latency-critical preemption (include/mlb/policy.h), seen from outside the scheduler: the
 # kernel's involuntary context switch counts (/proc/PID/status nonvoluntary_ctxt_switches,
 # getrusage) and the wake-up latency each task measures against its own deadlines.
-# (1) scx_mlb at its defaults; a CPU hog (bash busy loop) pinned to CPU 1 with a second hog
-# for 1 s, so that it is batch; then a periodic short-burst task (build/tests/lat-task: 0.5 ms
-# every 20 ms, latency-critical) beside it: the hog's involuntary switches grow with the
-# task's wake-ups (at least LATP_HOG_MIN_PCT % of them), and the task's median wake-up
-# latency stays under LATP_P50_MAX_US. (2) scx_mlb with --lat-preempt-us 200 (a short minimum
+# (1) a CPU hog (bash busy loop) pinned to CPU 1 with a second hog for 1 s, so that it is
+# batch; then a periodic short-burst task (build/tests/lat-task: 0.5 ms every 20 ms,
+# latency-critical) beside it, once with --lat-preempt-us 0 and once at the defaults: there
+# the hog's involuntary switches grow with the task's wake-ups (at least LATP_HOG_MIN_PCT %
+# of them; slice cuts alone also make some), the task's median wake-up latency stays under
+# LATP_P50_MAX_US and is at most 1 / LATP_KICK_GAIN of the one without preemption. (2) scx_mlb with --lat-preempt-us 200 (a short minimum
 # slice, so that a broken rule would show); two latency-critical tasks pinned together to
 # CPU 2 (1.5 ms every 12 ms and every 17 ms: each often wakes while the other has run past
 # the minimum slice) never preempt each other: each one's involuntary switches stay under
@@ -25,6 +26,7 @@ D=$(short 12 8)
 HOG_MIN=${LATP_HOG_MIN_PCT:-50}
 LAT_MAX=${LATP_LAT_MAX_PCT:-2}
 P50_MAX=${LATP_P50_MAX_US:-3000}
+KICK_GAIN=${LATP_KICK_GAIN:-2}
 
 # nivcsw PID: its nonvoluntary_ctxt_switches (no fork)
 nivcsw() {
@@ -40,39 +42,54 @@ lt_field() {
 	for w in $(grep -a '^lat-task:' "$1"); do [[ $w == "$2="* ]] && { echo "${w#*=}"; return; }; done
 }
 
-# (1) the hog, made batch beside a second hog, then a latency-critical waker on CPU 1
-mlb_start --stats 1
-mlb_wait_enabled
-taskset -c 1 bash -c 'while :; do :; done' &
-HOG=$!
-spin_start 1 1
-zzz 1
-spin_stop
-h0=$(nivcsw $HOG)
-taskset -c 1 "$LT" 20000 500 "$D" >"$MLB_OUT/lat-hog.log" 2>&1 &
-lt=$!
-zzz $((D / 2))
-CL1=$(last_stat class_lat) PB0=$(last_stat preempt_lat_batch)
-wait $lt || fail "lat-task beside the hog failed: $(cat "$MLB_OUT/lat-hog.log")"
-h1=$(nivcsw $HOG)
-kill -0 $HOG 2>/dev/null || fail "the hog died"
-kill $HOG
-wait $HOG 2>/dev/null
-HOG=""
-wait_stats $(($(nstats) + 1)) 10
-PB1=$(last_stat preempt_lat_batch)
-mlb_check_enabled
-mlb_stop INT
-[ "$MLB_RC" = 0 ] || fail "scx_mlb exit status $MLB_RC after SIGINT, expected 0"
-log=$MLB_OUT/lat-hog.log
-w=$(lt_field "$log" wakes) p50=$(lt_field "$log" lat_p50_us)
-[ -n "$w" ] && [ "$w" -gt 0 ] && [ -n "$p50" ] || fail "lat-task beside the hog: no result: $(cat "$log")"
-hd=$((h1 - h0))
-note "hog + lat on CPU 1: $(cat "$log"); hog involuntary switches +$hd; class_lat $CL1; preempt_lat_batch $PB0 -> $PB1"
-[ $((hd * 100)) -ge $((w * HOG_MIN)) ] ||
-	fail "the hog was preempted $hd times for $w wake-ups of the latency-critical task (< $HOG_MIN %)"
-[ "$p50" -le "$P50_MAX" ] ||
-	fail "beside the hog the latency-critical task's median wake-up latency is $p50 us (> $P50_MAX us)"
+# hog_case TAG ARGS...: scx_mlb with ARGS; on CPU 1 a CPU hog, made batch beside a second hog
+# for 1 s, then a latency-critical waker beside it for $D s. Sets HD (the hog's involuntary
+# switches meanwhile), W (the waker's wake-ups) and P50 (its median wake-up latency, us).
+hog_case() {
+	local tag=$1 h0 h1 lt cl pb0 pb1 log=$MLB_OUT/lat-hog-$1.log
+	shift
+	MLB_LOG=$MLB_OUT/scx_mlb-hog-$tag.log
+	mlb_start --stats 1 "$@"
+	mlb_wait_enabled
+	taskset -c 1 bash -c 'while :; do :; done' &
+	HOG=$!
+	spin_start 1 1
+	zzz 1
+	spin_stop
+	h0=$(nivcsw $HOG)
+	taskset -c 1 "$LT" 20000 500 "$D" >"$log" 2>&1 &
+	lt=$!
+	zzz $((D / 2))
+	cl=$(last_stat class_lat) pb0=$(last_stat preempt_lat_batch)
+	wait $lt || fail "$tag: lat-task beside the hog failed: $(cat "$log")"
+	h1=$(nivcsw $HOG)
+	kill -0 $HOG 2>/dev/null || fail "$tag: the hog died"
+	kill $HOG
+	wait $HOG 2>/dev/null
+	HOG=""
+	wait_stats $(($(nstats) + 1)) 10
+	pb1=$(last_stat preempt_lat_batch)
+	mlb_check_enabled "$tag"
+	mlb_stop INT
+	[ "$MLB_RC" = 0 ] || fail "$tag: scx_mlb exit status $MLB_RC after SIGINT, expected 0"
+	W=$(lt_field "$log" wakes) P50=$(lt_field "$log" lat_p50_us)
+	[ -n "$W" ] && [ "$W" -gt 0 ] && [ -n "$P50" ] || fail "$tag: lat-task beside the hog: no result: $(cat "$log")"
+	HD=$((h1 - h0))
+	note "$tag: hog + lat on CPU 1: $(cat "$log"); hog involuntary switches +$HD; class_lat $cl; preempt_lat_batch $pb0 -> $pb1"
+}
+
+# (1) preemption off, for comparison: the waker waits for the hog's next tick
+hog_case off --lat-preempt-us 0
+P50_OFF=$P50
+# (1) the defaults
+hog_case on
+[ $((HD * 100)) -ge $((W * HOG_MIN)) ] ||
+	fail "the hog was preempted $HD times for $W wake-ups of the latency-critical task (< $HOG_MIN %)"
+[ "$P50" -le "$P50_MAX" ] ||
+	fail "beside the hog the latency-critical task's median wake-up latency is $P50 us (> $P50_MAX us)"
+[ $((P50 * KICK_GAIN)) -le "$P50_OFF" ] ||
+	fail "preemption did not cut the median wake-up latency beside the hog by $KICK_GAIN x: $P50 us, $P50_OFF us with --lat-preempt-us 0"
+HOG_SUM="hog preempted $HD times for $W wake-ups, median latency $P50 us ($P50_OFF us with preemption off)"
 
 # (2) two latency-critical tasks on CPU 2, with a short minimum slice
 MLB_LOG=$MLB_OUT/scx_mlb-lat-lat.log
@@ -99,4 +116,4 @@ for t in a b; do
 done
 mlb_stop INT
 [ "$MLB_RC" = 0 ] || fail "scx_mlb exit status $MLB_RC after SIGINT, expected 0"
-echo "lat-preempt: ok (hog preempted $hd times for $(lt_field "$MLB_OUT/lat-hog.log" wakes) wake-ups, median latency $(lt_field "$MLB_OUT/lat-hog.log" lat_p50_us) us; lat + lat involuntary switches $(lt_field "$MLB_OUT/lat-a.log" nivcsw) and $(lt_field "$MLB_OUT/lat-b.log" nivcsw))"
+echo "lat-preempt: ok ($HOG_SUM; lat + lat involuntary switches $(lt_field "$MLB_OUT/lat-a.log" nivcsw) and $(lt_field "$MLB_OUT/lat-b.log" nivcsw))"
