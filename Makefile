@@ -29,7 +29,7 @@ DEPS_STAMP := /var/lib/scx_mlb-deps.v1
 KERNEL_DIR := $(B)/kernel
 
 .PHONY: FORCE all deps kernel kernels vmlinux-h vendor-scx run test test-unit test-vm bench bench-kernel bench-nn bench-trace fuzz-corpus soak format clean docs
-all: $(B)/scx_mlb $(B)/bench-work $(B)/mlb-docs $(B)/man/scx_mlb.8 $(B)/man/mlb-model.1
+all: $(B)/scx_mlb $(B)/bench-work $(B)/tests/lat-task $(B)/mlb-docs $(B)/man/scx_mlb.8 $(B)/man/mlb-model.1
 
 deps: $(DEPS_STAMP)
 $(DEPS_STAMP): scripts/install-deps.sh
@@ -155,6 +155,11 @@ docs: $(B)/mlb-docs
 # The imbalanced-load workload of make bench: a fixed amount of CPU work.
 $(B)/bench-work: bench/work.c
 	@mkdir -p $(B)
+	$(CC) $(CFLAGS) -o $@ $<
+
+# vm/lat-preempt's periodic short-burst task (a latency-critical one for the classifier).
+$(B)/tests/lat-task: tests/vm/lat-task.c
+	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $<
 
 # EEVDF vs scx_mlb (heuristic, learned, adaptive) in the test guest (HOST=1: on this sched_ext

@@ -367,6 +367,7 @@ static int configure(struct scx_mlb *skel, const struct mlb_topo *t)
 	ro->move_cost_xllc_us = OPT(MOVE_COST_XLLC_US);
 	ro->move_cost_node_us = OPT(MOVE_COST_NODE_US);
 	ro->wake_preempt_ns = OPT(WAKE_PREEMPT_US) * 1000;
+	ro->lat_preempt_ns = OPT(LAT_PREEMPT_US) * 1000;
 	if (ro->wake_preempt_ns && !kernel_has_kfunc("scx_bpf_cpu_curr")) {
 		static bool said;
 		if (!said)

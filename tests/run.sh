@@ -63,7 +63,7 @@ done
 # fetches them into build/kernel-oldest and build/kernel-6.18). They run with MLB_SHORT=1: the
 # same checks with shorter load phases (scenario-lib.sh's short()), for the suite's budget.
 matrix_kernels=(oldest 6.18)
-matrix_scenarios=(attach sigint stress balance infer hotplug)
+matrix_scenarios=(attach sigint stress balance infer hotplug lat-preempt)
 for k in "${matrix_kernels[@]}"; do
 	for m in "${matrix_scenarios[@]}"; do
 		t=tests/vm/scenarios/$m.sh

@@ -34,9 +34,11 @@
  * MLB_CLASS_CONFIRM consecutive evaluations (one per stop) agree on the same other class
  * (mlb_class_update()), so one outlier run does not move it. A new task starts interactive.
  *
- * The class is observed, counted (stats class_lat, class_inter, class_batch) and offered to
- * the model (feature task_class); no scheduling decision reads it, except the capacity-aware
- * idle CPU choice on machines with asymmetric CPUs (include/mlb/place.h).
+ * The class is counted (stats class_lat, class_inter, class_batch), offered to the model
+ * (feature task_class), and read by the policy (include/mlb/policy.h): a latency-critical
+ * waker may preempt a batch task, and batch slices shrink while latency-critical tasks wait;
+ * and by the capacity-aware idle CPU choice on machines with asymmetric CPUs
+ * (include/mlb/place.h). The queue order (the deadline) reads the burst, not the class.
  */
 #ifndef __MLB_CLASS_H
 #define __MLB_CLASS_H

@@ -266,7 +266,9 @@ struct mlb_outcome_rec {
 	X(MIGR_UNCHOSEN_REMOTE, "migr_unchosen_remote", "unchosen, another node")                  \
 	X(CLASS_LAT, "class_lat", "tasks now in class latency-critical (include/mlb/class.h)")     \
 	X(CLASS_INTER, "class_inter", "tasks now in class interactive")                            \
-	X(CLASS_BATCH, "class_batch", "tasks now in class batch")
+	X(CLASS_BATCH, "class_batch", "tasks now in class batch")                                  \
+	X(PREEMPT_LAT_BATCH, "preempt_lat_batch",                                                  \
+	  "a latency-critical task took the CPU from a batch task (--lat-preempt-us)")
 
 /*
  * The stats line's other keys, computed by user space (src/stats.c), with the counters one

@@ -93,6 +93,9 @@ enum mlb_label_kind {
 	X(WAKE_PREEMPT_US, 0, "wake-preempt-us", "US", NUM, 0, 1000000, 0,                         \
 	  "A short-running task waking with no idle CPU preempts the task on its last CPU once "   \
 	  "that one has run US; 0: never, 1000 is a start; needs kernel 6.18+")                    \
+	X(LAT_PREEMPT_US, 0, "lat-preempt-us", "US", NUM, 0, 1000000, 1000,                        \
+	  "A latency-critical task waking on a CPU whose batch task has run US takes the CPU "     \
+	  "from it at once (never from another class); 0: never")                                  \
 	X(WATCHDOG_MS, 0, "watchdog-ms", "MS", NUM, 1000, 30000, 10000,                            \
 	  "The kernel aborts the scheduler when a runnable task waits this long")                  \
 	X(PARTIAL, 'p', "partial", NULL, FLAG, 0, 1, 0,                                            \

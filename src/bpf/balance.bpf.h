@@ -6,8 +6,8 @@
  * imbalanced (mlb_imbalance_exceeds(), the heuristic's own test) offers queued tasks of the
  * loaded domain's busiest CPU to the seam, each for the destination domain's CPU with the
  * least expected wait (the task's affinity permitting). A task the seam lets go is moved between
- * the two CPUs' queues at once (scx_bpf_dsq_move_vtime), not at its next enqueue, and an idle
- * destination is kicked.
+ * the two CPUs' queues at once (scx_bpf_dsq_move_vtime, with the deadline key ops.enqueue
+ * uses: task_dl_key()), not at its next enqueue, and an idle destination is kicked.
  */
 #ifndef __MLB_BALANCE_BPF_H
 #define __MLB_BALANCE_BPF_H
@@ -92,7 +92,7 @@ __noinline int mlb_balance_pair(u32 src, u32 dst)
 		if (!decide_move(p, tctx, &mv, true))
 			continue;
 		vtime_rebase(tctx, to);
-		scx_bpf_dsq_move_set_vtime(&it, tctx->vtime);
+		scx_bpf_dsq_move_set_vtime(&it, task_dl_key(p, tctx)); /* as ops.enqueue */
 		if (!scx_bpf_dsq_move_vtime(&it, p, to, 0)) {
 			seam_abandon(tctx);
 			continue;

@@ -65,6 +65,9 @@ const volatile u32 move_cost_llc_us = MLB_DEF_MOVE_COST_LLC_US;
 const volatile u32 move_cost_xllc_us = MLB_DEF_MOVE_COST_XLLC_US;
 const volatile u32 move_cost_node_us = MLB_DEF_MOVE_COST_NODE_US;
 const volatile u64 wake_preempt_ns = MLB_DEF_WAKE_PREEMPT_US * 1000ULL; /* 0: never preempts */
+/* The minimum slice of a batch task before a latency-critical waker may preempt it
+ * (include/mlb/policy.h); 0: never. */
+const volatile u64 lat_preempt_ns = MLB_DEF_LAT_PREEMPT_US * 1000ULL;
 /* The learning loop (see THE LEARNING LOOP in scx_mlb.bpf.c). */
 const volatile u32 mode = MLB_MODE_HEURISTIC; /* enum mlb_mode: --mode heuristic */
 const volatile u32 explore_ppm = 0; /* decisions against the policy, per 10^6: none in heuristic */
@@ -125,7 +128,8 @@ struct task_ctx {
 	s32 pr_imbal;	/* IMBALANCE feature at the decision */
 	u8 pr_migrate;	/* the decision */
 	u8 cls_counted; /* its class is counted in the class gauges (enabled, not disabled) */
-	u8 pad2[2];
+	u8 q_lat;	/* counted in q_cpu's nr_lat_queued (queued as latency-critical) */
+	u8 pad2;
 	struct mlb_class_ctx cls; /* its class and the classifier's state (include/mlb/class.h) */
 };
 
@@ -136,15 +140,21 @@ struct {
 	__type(value, struct task_ctx);
 } task_ctxs SEC(".maps");
 
-/* Per CPU: its queue's clock and expected work, and what it is running. */
+/*
+ * Per CPU: its queue's clock and expected work, and what it is running. curr_cls is how a
+ * waking task on another CPU learns the running task's class without scx_bpf_cpu_curr()
+ * (absent before 6.18): written in ops.running, valid while curr_at is not 0.
+ */
 struct cpu_ctx {
-	u64 vtime_now;	 /* the queue's clock: largest vtime started here */
-	s64 queued_ns;	 /* expected runs of the tasks queued on it */
-	u64 curr_at;	 /* when the running task started, 0 when idle */
-	u64 curr_exp_ns; /* how long that run is expected to last */
-	u64 curr_end;	 /* when its slice runs out */
-	u64 avg_wait_ns; /* smoothed wait per run of the tasks that ran here */
-	u64 kick_at;	 /* when its tick last woke an idle CPU */
+	u64 vtime_now;	   /* the queue's clock: largest vtime started here */
+	s64 queued_ns;	   /* expected runs of the tasks queued on it */
+	u64 curr_at;	   /* when the running task started, 0 when idle */
+	u64 curr_exp_ns;   /* how long that run is expected to last */
+	u64 curr_end;	   /* when its slice runs out */
+	u64 avg_wait_ns;   /* smoothed wait per run of the tasks that ran here */
+	u64 kick_at;	   /* when its tick last woke an idle CPU */
+	u32 curr_cls;	   /* class of the running task (enum mlb_class) */
+	s32 nr_lat_queued; /* latency-critical tasks queued on it */
 };
 
 struct {
@@ -250,9 +260,8 @@ static void class_count(struct task_ctx *tctx, bool enter)
  * class_observe_stop - a run of @ran ns of the task of @tctx ended (@runnable: it did not go
  * to sleep), its full slice being @slice: feed the classifier (include/mlb/class.h), with the
  * burst and wake frequency just updated, and move the task between the class gauges when its
- * class changes. The class is observed, counted and offered to the model; no scheduling
- * decision reads it, but the capacity-aware idle CPU choice of machines whose CPUs differ in
- * capacity (queues.bpf.h).
+ * class changes. The class is counted, offered to the model, and read by the policy
+ * (include/mlb/policy.h: preemption, slices) and by the capacity-aware idle CPU choice.
  */
 static void class_observe_stop(struct task_ctx *tctx, u64 ran, u64 slice, bool runnable)
 {
@@ -521,6 +530,17 @@ static void vtime_rebase(struct task_ctx *tctx, u32 cpu)
 	tctx->vclock_cpu = cpu;
 }
 
+/*
+ * task_dl_key - the key @p is queued with on a per-CPU queue: its vtime plus the deadline
+ * term of its average burst, at most one slice (include/mlb/policy.h). The one formula every
+ * insertion into or move between per-CPU queues uses (ops.enqueue, the balancer); the burst
+ * changes only in ops.stopping, so a queued task's key is the same wherever it is computed.
+ */
+static u64 task_dl_key(struct task_struct *p, struct task_ctx *tctx)
+{
+	return mlb_dl_key(tctx->vtime, tctx->burst_ns, p->scx.weight, slice_ns);
+}
+
 /* ---- expected waits -------------------------------------------------------------------- */
 
 /* Count @tctx's next run in @cpu's queued work (it was just queued there). */
@@ -534,6 +554,9 @@ static void queue_account(struct task_struct *p, struct task_ctx *tctx, u32 cpu)
 	tctx->q_ns = task_exp_run(p, tctx);
 	tctx->q_cpu = cpu;
 	__sync_fetch_and_add(&c->queued_ns, tctx->q_ns);
+	tctx->q_lat = tctx->cls.cls == MLB_CLASS_LAT;
+	if (tctx->q_lat)
+		__sync_fetch_and_add(&c->nr_lat_queued, 1);
 	if (__sync_fetch_and_add(&d->nr_queued, 1) <= 0)
 		__sync_fetch_and_or(&queued_doms, 1ULL << IDX(dom_of_cpu(cpu), MLB_MAX_DOMS));
 }
@@ -550,6 +573,9 @@ static void queue_unaccount(struct task_ctx *tctx)
 	d = lookup_dom(dom_of_cpu(tctx->q_cpu));
 	if (c)
 		__sync_fetch_and_sub(&c->queued_ns, (s64)tctx->q_ns);
+	if (c && tctx->q_lat)
+		__sync_fetch_and_sub(&c->nr_lat_queued, 1);
+	tctx->q_lat = 0;
 	/*
 	 * The last queued task of the domain left: clear its bit, then look again. An enqueue
 	 * racing with this either set the bit after the clear (it saw the count at 0) or made the
@@ -589,6 +615,39 @@ static u64 cpu_wait_ns(u32 cpu, u64 now)
 		wait += rest < end - now ? rest : end - now;
 	}
 	return wait;
+}
+
+/* nr_lat_waiting - latency-critical tasks queued on the CPU of @c (0 if the racy sum dipped). */
+static u32 nr_lat_waiting(struct cpu_ctx *c)
+{
+	s32 n = READ_ONCE_U32(c->nr_lat_queued);
+
+	return n > 0 ? n : 0;
+}
+
+/*
+ * lat_would_preempt - would the task of @tctx, woken onto the busy @cpu at @now, take it from
+ * the running task by the class rule (mlb_may_preempt(), include/mlb/policy.h: a
+ * latency-critical waker, a batch task that has run lat_preempt_ns)? Reads the running task's
+ * class and start from @cpu's cpu_ctx (ops.running writes the class before the start,
+ * ops.stopping clears the start), not scx_bpf_cpu_curr(), so it works on every kernel of the
+ * matrix. Without a lock: a kick that lands after the batch task stopped preempts whatever
+ * started in the few microseconds since, which the rule did not mean (a known limit).
+ */
+static bool lat_would_preempt(struct task_ctx *tctx, u32 cpu, u64 now)
+{
+	struct cpu_ctx *c;
+	u64 at;
+
+	if (!lat_preempt_ns || tctx->cls.cls != MLB_CLASS_LAT)
+		return false;
+	c = lookup_cpu(cpu);
+	if (!c)
+		return false;
+	at = READ_ONCE_U64(c->curr_at);
+	if (!at || now < at)
+		return false;
+	return mlb_may_preempt(tctx->cls.cls, READ_ONCE_U32(c->curr_cls), now - at, lat_preempt_ns);
 }
 
 /*

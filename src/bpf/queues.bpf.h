@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * queues.bpf.h - per-CPU queues and placement. Every CPU has its own vtime-ordered DSQ
- * (id = CPU id); a queued task belongs to exactly one CPU, and only that CPU takes it
- * without asking: every other change of CPU is a decision of the seam (seam.bpf.h). Owns
- * wake-up placement (ops.select_cpu), queueing (ops.enqueue, ops.dequeue), a CPU's own
- * dispatch and its idle pulls (ops.dispatch), the slice cut and the work-conservation kick
- * (ops.tick), and the accounting of every change of CPU (account_migration, from
- * ops.running).
+ * queues.bpf.h - per-CPU queues and placement. Every CPU has its own DSQ (id = CPU id),
+ * ordered by deadline (task_dl_key(), include/mlb/policy.h); a queued task belongs to exactly
+ * one CPU, and only that CPU takes it without asking: every other change of CPU is a decision
+ * of the seam (seam.bpf.h). Owns wake-up placement (ops.select_cpu), queueing (ops.enqueue,
+ * ops.dequeue), a CPU's own dispatch and its idle pulls (ops.dispatch), wake-up preemption
+ * (lat_preempt(), wake_preempt()), the slice cut and the work-conservation kick (ops.tick),
+ * and the accounting of every change of CPU (account_migration, from ops.running).
  */
 #ifndef __MLB_QUEUES_BPF_H
 #define __MLB_QUEUES_BPF_H
@@ -276,9 +276,26 @@ static bool cpu_is_idle(u32 cpu)
 }
 
 /*
- * Queue @p on the CPU it is on (the one select_cpu returned, or where it was preempted).
- * A task that did not just wake up (select_cpu placed those) and would wait behind others
- * while a CPU of its LLC or node idles is offered to the seam for that CPU first (a push).
+ * A latency-critical task that woke up onto @cpu, busy with a batch task that has run
+ * lat_preempt_ns, takes the CPU at once (lat_would_preempt(), include/mlb/policy.h): the
+ * kick makes the kernel end the running slice, and the head of the queue, by deadline the
+ * waker, runs next. True when it kicked.
+ */
+static bool lat_preempt(struct task_ctx *tctx, u32 cpu)
+{
+	if (!lat_would_preempt(tctx, cpu, bpf_ktime_get_ns()))
+		return false;
+	stat_inc(MLB_STAT_PREEMPT_LAT_BATCH);
+	scx_bpf_kick_cpu(cpu, SCX_KICK_PREEMPT);
+	return true;
+}
+
+/*
+ * Queue @p on the CPU it is on (the one select_cpu returned, or where it was preempted), by
+ * its deadline key (task_dl_key()). A task that did not just wake up (select_cpu placed those)
+ * and would wait behind others while a CPU of its LLC or node idles is offered to the seam
+ * for that CPU first (a push). A waking task may preempt the running one (lat_preempt(),
+ * then --wake-preempt-us).
  */
 void BPF_STRUCT_OPS(mlb_enqueue, struct task_struct *p, u64 enq_flags)
 {
@@ -326,11 +343,11 @@ void BPF_STRUCT_OPS(mlb_enqueue, struct task_struct *p, u64 enq_flags)
 		vtime = c->vtime_now - slice_ns;
 	tctx->vtime = vtime;
 	stat_inc(MLB_STAT_ENQ_CPU);
-	scx_bpf_dsq_insert_vtime(p, cpu, task_slice(p), vtime, enq_flags);
+	scx_bpf_dsq_insert_vtime(p, cpu, task_slice(p), task_dl_key(p, tctx), enq_flags);
 	queue_account(p, tctx, cpu);
 	if (cpu_is_idle(cpu))
 		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
-	else if (enq_flags & SCX_ENQ_WAKEUP)
+	else if ((enq_flags & SCX_ENQ_WAKEUP) && !lat_preempt(tctx, cpu))
 		wake_preempt(p, tctx, cpu);
 }
 
@@ -532,8 +549,11 @@ static u32 idle_cpu_near(u32 cpu)
 
 /*
  * The running task's tick. While tasks wait on this CPU its slice is cut to its share of the
- * slice (slice / (waiting + 1), at least slice_min_ns), so a task queued behind a CPU hog
- * does not wait out a whole slice. And when the queued work is worth moving while a CPU
+ * slice (mlb_run_slice(): slice / (waiting + 1), a batch task's at most slice / 4 while a
+ * latency-critical task waits, at least slice_min_ns), so a task queued behind a CPU hog
+ * does not wait out a whole slice; a batch task that has run lat_preempt_ns while a
+ * latency-critical task waits ends now (the rule of lat_preempt(), for a waker that came
+ * before the batch task had run that long). And when the queued work is worth moving while a CPU
  * nearby idles, that CPU is woken (at most every MLB_KICK_GAP_NS) to try an idle pull: the
  * seam still decides, and the wait bound makes sure an idle CPU takes a task that waited
  * too long.
@@ -541,7 +561,7 @@ static u32 idle_cpu_near(u32 cpu)
 static void tick(struct task_struct *p)
 {
 	struct task_ctx *tctx = lookup_task_ctx(p);
-	u32 cpu = scx_bpf_task_cpu(p), n, idle;
+	u32 cpu = scx_bpf_task_cpu(p), n, nl, idle;
 	u64 now, target, ran, allowed;
 	struct cpu_ctx *c;
 
@@ -554,11 +574,15 @@ static void tick(struct task_struct *p)
 	if (!c)
 		return;
 	now = bpf_ktime_get_ns();
-	target = task_slice(p) / (n + 1);
-	if (target < slice_min_ns)
-		target = slice_min_ns;
+	nl = nr_lat_waiting(c);
+	target = mlb_run_slice(task_slice(p), slice_min_ns, tctx->cls.cls, n, nl);
 	ran = now - tctx->running_at;
 	allowed = target > ran ? target - ran : 0;
+	if (nl && p->scx.slice &&
+	    mlb_may_preempt(MLB_CLASS_LAT, tctx->cls.cls, ran, lat_preempt_ns)) {
+		allowed = 0;
+		stat_inc(MLB_STAT_PREEMPT_LAT_BATCH);
+	}
 	if (p->scx.slice > allowed) {
 		scx_bpf_task_set_slice(p, allowed);
 		c->curr_end = now + allowed;

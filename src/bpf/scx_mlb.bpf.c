@@ -4,7 +4,8 @@
  * through one decision seam, where a learned model can decide.
  *
  * WHAT IT DOES
- * Every CPU has its own vtime-ordered queue (DSQ id = CPU id). A queued task belongs to one
+ * Every CPU has its own deadline-ordered queue (DSQ id = CPU id; the key is vtime plus a term
+ * of the task's burst, THE POLICY below). A queued task belongs to one
  * CPU, and only that CPU takes it without asking. CPUs are grouped into domains, one per
  * last-level cache within each NUMA node (the loader reads the grouping from sysfs and hands
  * it over in rodata): the domain is the unit of load accounting and the scope of balancing.
@@ -79,9 +80,35 @@
  * ending still runnable used all it was given; ops.stopping, where the class is evaluated),
  * with hysteresis (looser thresholds to stay than to enter, and four agreeing evaluations to
  * change). The class is a feature (task_class) and three gauges (class_lat, class_inter,
- * class_batch, counted from ops.enable to ops.disable). Ordering, slices, preemption and the
- * seam's decisions do not read it; only the idle CPU choice of a machine whose CPUs differ
- * in capacity does (below).
+ * class_batch, counted from ops.enable to ops.disable). The policy (below) reads it for
+ * preemption and slices, and the idle CPU choice of a machine whose CPUs differ in capacity
+ * for placement; the seam's decisions see it only as a feature.
+ *
+ * THE POLICY (include/mlb/policy.h; queues.bpf.h: ops.enqueue, tick; scx_mlb.bpf.c: running)
+ * - Deadlines: a task is queued with key = vtime + min(burst, slice) * 100 / weight, the term
+ *   at most one slice (task_dl_key(); the balancer's moves use the same key). A 0.3 ms waker
+ *   runs before a CPU hog of equal vtime; vtime itself still advances by what each task ran,
+ *   so CPU shares follow vtime over time, the key order differing from vtime order by at most
+ *   one slice. vtime, vtime_rebase() and the queue clock never see the term.
+ * - Preemption: a latency-critical task waking onto a CPU whose running task is batch and has
+ *   run lat_preempt_ns (--lat-preempt-us, 1 ms) kicks it with SCX_KICK_PREEMPT; the tick
+ *   applies the same rule to one that woke before the batch task had run that long. Never a
+ *   latency-critical or interactive victim, never another class as the waker. The running
+ *   task's class and start come from cpu_ctx (curr_cls, curr_at: ops.running writes them,
+ *   ops.stopping clears curr_at), so it needs no scx_bpf_cpu_curr() and works from 6.16.
+ *   Counted in preempt_lat_batch. Such a waker expects no wait at its CPU (src_wait_us 0).
+ * - Slices: while tasks wait on a CPU the running task's slice is slice / (waiting + 1), a
+ *   batch task's at most slice / 4 while a latency-critical task is among them (cpu_ctx
+ *   nr_lat_queued, kept with the queued work), never below slice_min_ns.
+ * - Placement: among idle CPUs of different capacities latency-critical tasks take the
+ *   highest (below); on symmetric machines any idle CPU is as good, and a waking task takes
+ *   its idle previous CPU first.
+ * Limits: lat_would_preempt() reads another CPU's cpu_ctx without a lock, so a kick that
+ * lands just after the batch task stopped preempts whatever started in those microseconds;
+ * the kick ends the running slice whatever the queue's head is, and the head by deadline is
+ * the waker in all but contrived cases (a queued task whose vtime is over a slice behind). A
+ * task must show its regular short runs to become latency-critical: beside a hog that delays
+ * it past its period (slices cut only to slice / 2 for interactive wakers) it may not.
  *
  * CPUS OF DIFFERENT CAPACITIES (include/mlb/place.h; queues.bpf.h: choose_idle)
  * Where sysfs reports asymmetric cpu_capacity (the smallest below 7/8 of the largest: Arm
@@ -119,7 +146,8 @@
  * compat layer picks each kfunc's form at load time (bpf_ksym_exists(), constant for the
  * verifier) and whose enum values are read from the running kernel's BTF by the loader
  * (SCX_OPS_OPEN). Differences that matter here: scx_bpf_cpu_curr() exists from 6.18
- * (wake-up preemption is off before; the loader says so), scx_bpf_task_set_slice() from
+ * (--wake-preempt-us is off before; the loader says so; the class rule's preemption does not
+ * need it), scx_bpf_task_set_slice() from
  * 6.19 (a direct write before). tests/run.sh's kernel matrix loads this object on the oldest,
  * the newest 6.18 and the newest of those kernels.
  */
@@ -133,6 +161,7 @@
 #include "mlb/heuristic.h"
 #include "mlb/class.h"
 #include "mlb/place.h"
+#include "mlb/policy.h"
 #include "mlb/nn_fixed.h"
 
 char _license[] SEC("license") = "GPL";
@@ -192,12 +221,12 @@ void BPF_STRUCT_OPS(mlb_running, struct task_struct *p)
 	/* Its share of the slice while others wait here (see mlb_tick). */
 	n = scx_bpf_dsq_nr_queued(cpu);
 	if (n) {
-		slice = task_slice(p) / (n + 1);
-		if (slice < slice_min_ns)
-			slice = slice_min_ns;
+		slice =
+		    mlb_run_slice(task_slice(p), slice_min_ns, tctx->cls.cls, n, nr_lat_waiting(c));
 		if (p->scx.slice > slice)
 			scx_bpf_task_set_slice(p, slice);
 	}
+	c->curr_cls = tctx->cls.cls; /* before curr_at: lat_would_preempt() reads them */
 	c->curr_at = now;
 	c->curr_exp_ns = task_exp_run(p, tctx);
 	c->curr_end = now + p->scx.slice;

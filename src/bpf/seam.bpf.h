@@ -139,7 +139,8 @@ static __noinline void fill_features(struct mlb_features *f, struct task_struct 
 	SETF(BALANCE_FAILS, sdc ? sdc->balance_fails : 0);
 	SETF(KIND, kind);
 	SETF(SAME_CORE, same_core(src, dst));
-	SETF(SRC_WAIT_US, kind == MLB_KIND_WAKEUP && wake_would_preempt(p, tctx, src, now)
+	SETF(SRC_WAIT_US, kind == MLB_KIND_WAKEUP && (lat_would_preempt(tctx, src, now) ||
+						      wake_would_preempt(p, tctx, src, now))
 			      ? 0
 			      : cpu_wait_ns(src, now) / 1000);
 	SETF(DST_WAIT_US, cpu_wait_ns(dst, now) / 1000);

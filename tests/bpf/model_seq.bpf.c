@@ -17,6 +17,7 @@
 #include "mlb/options.h"
 #include "mlb/load.h"
 #include "mlb/class.h"
+#include "mlb/policy.h"
 #include "mlb/nn_fixed.h"
 
 char LICENSE[] SEC("license") = "GPL";
