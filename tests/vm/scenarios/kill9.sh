@@ -51,19 +51,19 @@ why=$(dmesg | grep -aF "sched_ext: BPF scheduler \"$MLB_OPS\" disabled" | tail -
 note "kernel: $why"
 [[ $why == *"(unregistered from user space)"* ]] || fail "not detached by the link's close: '$why'"
 [ "$dt" -le "$BOUND_MS" ] || fail "fair class back after $dt ms, bound $BOUND_MS ms"
-mlb_log_drain
-scan_stats
-samples=$(last_stat samples) wdrop=$(last_stat write_dropped)
-[ -n "$samples" ] && [ -n "$wdrop" ] || fail "no samples=/write_dropped= in the last stats line: $LAST_STATS"
-note "last stats before the kill: samples=$samples write_dropped=$wdrop"
-
 spin_progress 2
 for p in "${SPIN_PIDS[@]}"; do
 	[ "$(ext_enabled "$p")" = 0 ] || fail "spinner $p still marked as a sched_ext task"
 done
 timeout 60 bash -c 'exit 7'
 [ $? = 7 ] || fail "a new process did not run to completion"
-spin_stop
+spin_stop # before the dataset checks: 6 spinners on 4 vCPUs slow every step under TCG
+
+mlb_log_drain
+scan_stats
+samples=$(last_stat samples) wdrop=$(last_stat write_dropped)
+[ -n "$samples" ] && [ -n "$wdrop" ] || fail "no samples=/write_dropped= in the last stats line: $LAST_STATS"
+note "last stats before the kill: samples=$samples write_dropped=$wdrop"
 
 check=$("$MLB_ROOT/build/mlb-model" check $STATE/dataset.csv 2>&1) || fail "dataset unreadable after the kill: $check"
 rows0=${check#rows=}
