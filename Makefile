@@ -157,7 +157,7 @@ $(B)/bench-work: bench/work.c
 	@mkdir -p $(B)
 	$(CC) $(CFLAGS) -o $@ $<
 
-# vm/lat-preempt's periodic short-burst task (a latency-critical one for the classifier).
+# The periodic task with deadlines: vm/lat-preempt's latency-critical task, make bench's frames.
 $(B)/tests/lat-task: tests/vm/lat-task.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $<
@@ -167,7 +167,7 @@ $(B)/tests/lat-task: tests/vm/lat-task.c
 # MLB_ARGS="--move-cost-llc-us 200" tunes scx_mlb.
 bench: | $(DEPS_STAMP)
 	QUICK=$(QUICK) HOST=$(HOST) REPS=$(REPS) BENCH_SCHEDS="$(SCHEDS)" BENCH_MLB_ARGS="$(MLB_ARGS)" \
-		bash bench/bench.sh
+		BENCH_FRAME="$(FRAME)" bash bench/bench.sh
 
 # The reference's own benchmark, a Linux kernel build (Debian's linux source package): EEVDF,
 # the heuristic and the learned model, in the test guest (part of the tree: bench/kbuild.sh) or
