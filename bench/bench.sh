@@ -10,6 +10,8 @@
 #   HOST=1 bench/bench.sh     (make bench HOST=1)   on this machine, which must run a sched_ext
 #                                                   kernel (real hardware: real numbers)
 #   REPS=N                    repetitions (default 3; each runs every scheduler once)
+#   BENCH_FRAME="T P W"       (make bench FRAME=...) the frame workload: T tasks of W us of CPU
+#                                                   every P us (default: CPUs/2, 4000, 1000)
 #   bench/bench.sh kernel     (make bench-kernel)   the reference's own benchmark: part of a
 #                                                   Linux tree instead of the five workloads
 #                                                   (bench/kbuild.sh); HOST=1: a full defconfig
@@ -97,7 +99,8 @@ else
 	lua=$(lua_tarball) || { echo "bench: cannot fetch the Lua source package" >&2; exit 1; }
 	wl=("$root/bench/workloads.sh" "$lua")
 	all_scheds="eevdf heuristic learned adaptive"
-	turn_s=$([ "$quick" = 1 ] && echo 180 || echo 600)
+	# a turn: two builds (alone, and beside the frame tasks) and the rest
+	turn_s=$([ "$quick" = 1 ] && echo 240 || echo 800)
 fi
 mkdir -p "$logdir" "$res"
 say "results in $res, logs in $logdir"
@@ -124,7 +127,7 @@ else
 	bash tests/vm/guest.sh --topo numa2x2 --timeout "$limit" --out "$logdir" --stream \
 		--env BENCH_QUICK="$quick" --env BENCH_REPS="$reps" \
 		--env BENCH_SCHEDS="${BENCH_SCHEDS:-}" --env BENCH_MLB_ARGS="${BENCH_MLB_ARGS:-}" \
-		--env BENCH_KB_TARGETS="${BENCH_KB_TARGETS:-}" -- \
+		--env BENCH_KB_TARGETS="${BENCH_KB_TARGETS:-}" --env BENCH_FRAME="${BENCH_FRAME:-}" -- \
 		"${wl[@]}" 2>&1 | tee "$logdir/workloads.log" |
 		grep --line-buffered -a -E '^(bench|guest\.sh|FAIL)'
 	rc=${PIPESTATUS[0]}
@@ -135,6 +138,7 @@ kill $sampler 2>/dev/null
 
 fill_steal "$logdir"
 cp -r "$logdir/results.csv" "$logdir/meta.txt" "$logdir/lat" "$res"/
+[ -d "$logdir/frame" ] && cp -r "$logdir/frame" "$res"/
 [ -f "$logdir/work.csv" ] && cp "$logdir/work.csv" "$res"/
 [ -f "$logdir/learning.csv" ] && cp "$logdir/learning.csv" "$res"/
 [ -f "$logdir/model.mlb" ] && cp "$logdir/model.mlb" "$res"/
@@ -150,7 +154,7 @@ bash bench/report.sh "$res" || exit 1
 say "report: $res/report.md"
 # The full default run is the record: its report and plots go where BENCHMARKS.md links
 # them (docs/bench/<date>/, kept in git); the raw results stay in bench/results/ (ignored).
-if [ "$quick" != 1 ] && [ -z "${BENCH_SCHEDS:-}" ] && [ -z "${BENCH_MLB_ARGS:-}" ] && [ -z "${BENCH_KB_TARGETS:-}" ]; then
+if [ "$quick" != 1 ] && [ -z "${BENCH_SCHEDS:-}${BENCH_MLB_ARGS:-}${BENCH_KB_TARGETS:-}${BENCH_FRAME:-}" ]; then
 	doc=docs/bench/$(basename "$res")
 	mkdir -p "$doc" && cp "$res/report.md" "$res"/*.png "$doc"/ 2>/dev/null
 	say "report and plots for BENCHMARKS.md: $doc"

@@ -172,13 +172,14 @@ measure() {
 		printf "%d,%d,%d", y[1] - x[1], y[2] - x[2], y[3] - x[3] }')
 }
 
-# row REP SLOT SCHED WORKLOAD [P50 P99 MAX SAMPLES]: one results.csv line from M_*.
+# row REP SLOT SCHED WORKLOAD [P50 P99 MAX SAMPLES [PERIODS MISSED]]: one results.csv line from
+# M_*; PERIODS and MISSED: the frame workload's periods and missed deadlines.
 row() {
 	local wall=$M_WALL
 	[ "$M_OK" = 1 ] || { wall=fail; status=1; }
 	run_no=$((run_no + 1))
 	echo "$run_no $M_T" >>"$logs/times.txt"
-	echo "$run_no,$1,$2,$3,$4,$wall,$M_MIGR,$M_CSW,${5:-},${6:-},${7:-},${8:-},$M_DEC,,$M_MC" >>"$csv"
+	echo "$run_no,$1,$2,$3,$4,$wall,$M_MIGR,$M_CSW,${5:-},${6:-},${7:-},${8:-},$M_DEC,,$M_MC,${9:-},${10:-}" >>"$csv"
 	[ -z "$M_WORK" ] || sed "s/^/$run_no,/" <<<"$M_WORK" >>"$MLB_OUT/work.csv"
 	log "run $run_no: rep $1 $3 $4: wall ${wall}s migrations $M_MIGR csw $M_CSW${6:+ p99 ${6}us} decisions(model,heur,explore) $M_DEC"
 }
@@ -340,7 +341,7 @@ bench_train() {
 # turn's workloads. Returns $status.
 bench_turns() {
 	local fn=$1 slot s
-	echo "run,rep,slot,scheduler,workload,wall_s,migrations,ctx_switches,lat_p50_us,lat_p99_us,lat_max_us,lat_samples,by_model,by_heur,by_explore,steal_pct,migr_chosen,migr_forced,migr_unchosen" >"$csv"
+	echo "run,rep,slot,scheduler,workload,wall_s,migrations,ctx_switches,lat_p50_us,lat_p99_us,lat_max_us,lat_samples,by_model,by_heur,by_explore,steal_pct,migr_chosen,migr_forced,migr_unchosen,frame_periods,frame_missed" >"$csv"
 	echo "run,callback,calls,cpus,tasks,doms,decisions,ns" >"$MLB_OUT/work.csv"
 	run_no=0
 	for ((rep = 1; rep <= reps; rep++)); do

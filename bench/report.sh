@@ -6,10 +6,12 @@
 #   results.csv          a header line, exactly
 #                          run,rep,slot,scheduler,workload,wall_s,migrations,ctx_switches,
 #                          lat_p50_us,lat_p99_us,lat_max_us,lat_samples,by_model,by_heur,
-#                          by_explore,steal_pct,migr_chosen,migr_forced,migr_unchosen
-#                        then one row per run. scheduler is eevdf, heuristic, learned or adaptive
+#                          by_explore,steal_pct,migr_chosen,migr_forced,migr_unchosen,
+#                          frame_periods,frame_missed
+#                        (or the same without the last two fields, the format before the frame
+#                        workload) then one row per run. scheduler is eevdf, heuristic, learned or adaptive
 #                        (any may be missing); workload is any name (build, hackbench-proc,
-#                        hackbench-thread, latency and imbalance come first in the tables;
+#                        hackbench-thread, latency, imbalance and frame come first in the tables;
 #                        kbuild is make bench-kernel's).
 #                        run, rep and slot are positive integers; the other numeric fields are
 #                        empty or a decimal number. A row whose wall_s is empty or "fail" is a
@@ -69,11 +71,14 @@
 #   summary.txt          these lines, also printed on stdout (and nothing else is):
 #                          build_time_ratio_vs_eevdf=          build_migrations_ratio_vs_eevdf=
 #                          hackbench_time_ratio_vs_eevdf=      latency_p99_ratio_vs_eevdf=
-#                          imbalance_time_ratio_vs_eevdf=
+#                          latency_p50_ratio_vs_eevdf=         imbalance_time_ratio_vs_eevdf=
+#                          frame_missed_pct=                   frame_missed_ratio_vs_eevdf=
+#                          frame_build_time_ratio_vs_eevdf=
 #                          build_unchosen_migr_pct=            build_accounted_migr_pct=
-#                        for scheduler "learned", then the same seven prefixed heuristic_
+#                        for scheduler "learned", then the same eleven prefixed heuristic_
 #                        (scheduler "heuristic"), then prefixed adaptive_ ("adaptive"), then
 #                          learned_vs_heuristic_build_migrations_ratio=
+#                          eevdf_frame_missed_pct=
 #                        When results.csv has runs of workload kbuild (make bench-kernel), then
 #                          kbuild_time_ratio_vs_eevdf=         kbuild_migrations_ratio_vs_eevdf=
 #                        for "learned", the same two prefixed heuristic_, prefixed adaptive_
@@ -83,14 +88,19 @@
 #                        A *_ratio_vs_eevdf is the median over reps of value(SCHED, rep) /
 #                        value(eevdf, rep), over the reps where both have an ok run of that
 #                        workload with that value (a zero denominator skips the rep): wall_s,
-#                        migrations, or lat_p99_us of the latency workload; hackbench pools the
-#                        reps of hackbench-proc and hackbench-thread. 3 decimals, "nan" when
+#                        migrations, or lat_p99_us (lat_p50_us) of the latency workload; hackbench
+#                        pools the reps of hackbench-proc and hackbench-thread; frame_build_time
+#                        is the wall_s of workload frame (the build beside the frame tasks),
+#                        frame_missed the per-run 100 * frame_missed / frame_periods of it. 3 decimals, "nan" when
 #                        there is no pair. learned_vs_heuristic_build_migrations_ratio is the
 #                        same with heuristic for eevdf: the median over reps of
 #                        migrations(learned, rep) / migrations(heuristic, rep) of the build
 #                        (learned_vs_heuristic_kbuild_migrations_ratio: of the kbuild).
-#                        The *_pct are scx_mlb's own migration classes over the ok build runs
-#                        that have them, pooled: 100 * sum(migr_unchosen) / sum(migrations) and
+#                        frame_missed_pct (eevdf_ for EEVDF) is 100 * sum(frame_missed) /
+#                        sum(frame_periods) over the ok frame runs, pooled; 1 decimal, "nan"
+#                        without such runs.
+#                        The build_*_pct are scx_mlb's own migration classes over the ok build
+#                        runs that have them, pooled: 100 * sum(migr_unchosen) / sum(migrations) and
 #                        100 * sum(chosen + forced + unchosen) / sum(migrations), where
 #                        migrations is perf's count; 1 decimal, "nan" without such runs.
 # Environment: GNUPLOT names the gnuplot program (default: gnuplot).
@@ -104,7 +114,8 @@
 set -euo pipefail
 
 prog=bench/report.sh
-HEADER=run,rep,slot,scheduler,workload,wall_s,migrations,ctx_switches,lat_p50_us,lat_p99_us,lat_max_us,lat_samples,by_model,by_heur,by_explore,steal_pct,migr_chosen,migr_forced,migr_unchosen
+HEADER=run,rep,slot,scheduler,workload,wall_s,migrations,ctx_switches,lat_p50_us,lat_p99_us,lat_max_us,lat_samples,by_model,by_heur,by_explore,steal_pct,migr_chosen,migr_forced,migr_unchosen,frame_periods,frame_missed
+HEADER_V1=${HEADER%,frame_periods,frame_missed} # results written before the frame workload
 SCHEDS="eevdf heuristic learned adaptive"
 declare -A COLOR=([eevdf]="#0072b2" [heuristic]="#e69f00" [learned]="#009e73"
 	[adaptive]="#cc79a7") # in the plots
@@ -122,7 +133,7 @@ warn() {
 
 # validate_csv FILE: print nothing and succeed, or print one line saying what is wrong and fail.
 validate_csv() {
-	awk -v hdr="$HEADER" -v scheds="$SCHEDS" -v file="$1" '
+	awk -v hdr="$HEADER" -v hdr1="$HEADER_V1" -v scheds="$SCHEDS" -v file="$1" '
 	function bad(msg) {
 		printf "%s:%d: %s\n", file, FNR, msg
 		err = 1
@@ -140,7 +151,9 @@ validate_csv() {
 	}
 	{ sub(/\r$/, "") }
 	FNR == 1 {
-		if ($0 != hdr)
+		if ($0 == hdr1)
+			nf = split(hdr1, name, ",")
+		else if ($0 != hdr)
 			bad("header is not \"" hdr "\"")
 		next
 	}
@@ -158,6 +171,8 @@ validate_csv() {
 		for (i = 6; i <= nf; i++)
 			if ($i != "" && !isnum($i) && !(i == 6 && $i == "fail"))
 				bad(name[i] " \"" $i "\" is not a number")
+		if (nf > 19 && $21 != "" && ($20 == "" || $21 + 0 > $20 + 0))
+			bad("frame_missed \"" $21 "\" without frame_periods, or more than them")
 		if ($6 != "" && $6 != "fail") {
 			k = $4 SUBSEP $5 SUBSEP ($2 + 0)
 			if (k in ok)
@@ -662,8 +677,10 @@ analyse() {
 		add_pairs(m, s, w, "eevdf")
 		return pairs_median()
 	}
-	# kind: s (seconds), us (microseconds), n (count); values are never negative
+	# kind: s (seconds), us (microseconds), n (count), pct; values are never negative
 	function fmt(x, kind) {
+		if (kind == "pct")
+			return sprintf("%.1f", x)
 		if (kind == "s")
 			return sprintf("%.2f", x)
 		if (kind == "us" && x != int(x))
@@ -710,8 +727,9 @@ analyse() {
 		if (!has_latency(w))
 			return
 		printf "\nLatency (%s):\n\n", w > f
-		print "| scheduler | ok | p50 us, median (min-max) | p99 us | max us | p99 vs EEVDF | samples |" > f
-		print "|---|--:|--:|--:|--:|--:|--:|" > f
+		printf "| scheduler | ok | p50 us, median (min-max) | p99 us | max us | p99 vs EEVDF | samples |%s\n",
+			hasframe[w] ? " missed deadlines %, median (min-max) | missed, pooled | missed vs EEVDF |" : "" > f
+		print "|---|--:|--:|--:|--:|--:|--:|" (hasframe[w] ? "--:|--:|--:|" : "") > f
 		for (i = 1; i <= nsch; i++) {
 			s = SCH[i]
 			if (!((s, w) in present))
@@ -719,10 +737,15 @@ analyse() {
 			n = "-"
 			if ((s, w) in samples)
 				n = sprintf("%.0f", samples[s, w])
-			printf "| %s | %d | %s | %s | %s | %s | %s |\n", s, nok[s, w],
+			printf "| %s | %d | %s | %s | %s | %s | %s |", s, nok[s, w],
 				spread("p50", s, w, "us"), spread("p99", s, w, "us"),
 				spread("max", s, w, "us"), ratio("p99", s, w),
 				n > f
+			if (hasframe[w])
+				printf " %s | %s%s | %s |", spread("missed", s, w, "pct"),
+					missed_pct(s, w), missed_pct(s, w) == "nan" ? "" : "%",
+					ratio("missed", s, w) > f
+			print "" > f
 		}
 	}
 	function keys(pfx, s,    f) {
@@ -734,7 +757,11 @@ analyse() {
 		add_pairs("wall", s, "hackbench-thread", "eevdf")
 		print pfx "hackbench_time_ratio_vs_eevdf=" pairs_median() > f
 		print pfx "latency_p99_ratio_vs_eevdf=" ratio("p99", s, "latency") > f
+		print pfx "latency_p50_ratio_vs_eevdf=" ratio("p50", s, "latency") > f
 		print pfx "imbalance_time_ratio_vs_eevdf=" ratio("wall", s, "imbalance") > f
+		print pfx "frame_missed_pct=" missed_pct(s, "frame") > f
+		print pfx "frame_missed_ratio_vs_eevdf=" ratio("missed", s, "frame") > f
+		print pfx "frame_build_time_ratio_vs_eevdf=" ratio("wall", s, "frame") > f
 		print pfx "build_unchosen_migr_pct=" migr_pct(s, "build", mun[s, "build"]) > f
 		print pfx "build_accounted_migr_pct=" migr_pct(s, "build",
 			mch[s, "build"] + mfo[s, "build"] + mun[s, "build"]) > f
@@ -744,6 +771,12 @@ analyse() {
 		f = out "/summary.txt"
 		print pfx "kbuild_time_ratio_vs_eevdf=" ratio("wall", s, "kbuild") > f
 		print pfx "kbuild_migrations_ratio_vs_eevdf=" ratio("migr", s, "kbuild") > f
+	}
+	# 100 * missed / periods of s on w, pooled over its ok runs with frame counts
+	function missed_pct(s, w) {
+		if (fper[s, w] <= 0)
+			return "nan"
+		return sprintf("%.1f", 100 * fmis[s, w] / fper[s, w])
 	}
 	# 100 * x / perf migrations of s on w, over the runs with migration classes
 	function migr_pct(s, w, x) {
@@ -818,7 +851,7 @@ analyse() {
 			split(color[i], kv, "=")
 			COLOR[kv[1]] = kv[2]
 		}
-		nknown = split("build hackbench-proc hackbench-thread latency imbalance", KNOWN, " ")
+		nknown = split("build hackbench-proc hackbench-thread latency imbalance frame", KNOWN, " ")
 		split("wall migr ctx p50 p99 max steal", metric, " ")
 		split("6 7 8 9 10 11 16", column, " ")
 		for (i in metric)
@@ -854,6 +887,13 @@ analyse() {
 			mun[s, w] += $19
 			mperf[s, w] += $7
 		}
+		if (NF > 19 && $20 != "" && $21 != "") {
+			hasframe[w] = 1
+			fper[s, w] += $20
+			fmis[s, w] += $21
+			if ($20 > 0)
+				val["missed", s, w, r] = 100 * $21 / $20
+		}
 		if ($13 != "" || $14 != "" || $15 != "") {
 			hasby[s, w] = 1
 			bym[s, w] += $13
@@ -885,6 +925,7 @@ analyse() {
 			pairs_start()
 			add_pairs("migr", "learned", "build", "heuristic")
 			print "learned_vs_heuristic_build_migrations_ratio=" pairs_median() > (out "/summary.txt")
+			print "eevdf_frame_missed_pct=" missed_pct("eevdf", "frame") > (out "/summary.txt")
 		}
 		if ("kbuild" in seen) {
 			kbuild_keys("", "learned")

@@ -21,13 +21,14 @@
 #    it starts from the heuristic in its first turn and from its last saved model in the next.
 # 4. Each turn runs every workload once: build (Lua 5.4 from Debian's archive, make -j<CPUs>),
 #    hackbench-proc, hackbench-thread, latency (cyclictest at SCHED_OTHER beside one CPU hog
-#    per CPU) and imbalance (one fixed-work process per CPU, all started on one LLC domain,
-#    released to every CPU after a second).
+#    per CPU), imbalance (one fixed-work process per CPU, all started on one LLC domain,
+#    released to every CPU after a second) and frame (periodic tasks with deadlines beside the
+#    same build; BENCH_FRAME="TASKS PERIOD_US WORK_US" sizes them).
 # Writes $MLB_OUT/results.csv (one row per run; columns in bench/report.sh), $MLB_OUT/work.csv
 # (scx_mlb's work per callback in each of its runs, by run number), $MLB_OUT/learning.csv (the
 # learning curve: the stats, retrain and rollback lines of the training run's log and of each
 # adaptive turn's; format in bench/report.sh), $MLB_OUT/lat/ (latency histograms),
-# $MLB_OUT/meta.txt, logs under $MLB_OUT/logs/ (scx_mlb-collect.log, the training run;
+# $MLB_OUT/frame/ (the frame tasks' wake-up latencies and lines), $MLB_OUT/meta.txt, logs under $MLB_OUT/logs/ (scx_mlb-collect.log, the training run;
 # scx_mlb-SCHED-rREP.log, each turn). Exit status 0 when every run completed; 1 when a run
 # failed (its row says "fail") or the scheduler could not start.
 { # parsed whole before it runs: editing this file cannot break a running instance
@@ -47,13 +48,27 @@ else
 	build_target=linux build_cflags="-O2" hb_loops=200 lat_s=30 imb_s=6
 fi
 hb_groups=4
+# The frame mix: TASKS periodic tasks, each WORK_US of CPU time every PERIOD_US with the next
+# release as its deadline: a packet or audio thread's shape (scx_mlb classifies it
+# latency-critical: bursts of 2 ms or less at regular wake-ups, include/mlb/class.h), half as
+# many as CPUs, beside a build with one job per CPU.
+read -r frame_tasks frame_period_us frame_work_us <<<"${BENCH_FRAME:-$(((ncpu + 1) / 2)) 4000 1000}"
+for v in "$frame_tasks" "$frame_period_us" "$frame_work_us"; do
+	[[ $v =~ ^[1-9][0-9]*$ ]] || fail "BENCH_FRAME='${BENCH_FRAME:-}': expected TASKS PERIOD_US WORK_US, positive integers"
+done
 
 # ---- workloads -------------------------------------------------------------------------
 
-w_build() { # fresh tree each time: nothing is left from the previous run
+fresh_tree() { # nothing is left from the previous run
 	rm -rf "$work/lua" && mkdir -p "$work/lua" && tar -C "$work/lua" -xzf "$lua_tar" --strip-components=1
-	measure "$1" make -C "$work/lua/src" -j"$ncpu" $build_target \
-		CFLAGS="$build_cflags -Wall -DLUA_COMPAT_5_3 -DLUA_USE_LINUX"
+}
+# the build command, one job per CPU, in the tree fresh_tree makes
+# shellcheck disable=SC2206 # build_target is a list of make targets
+build_cmd=(make -C "$work/lua/src" -j"$ncpu" $build_target
+	CFLAGS="$build_cflags -Wall -DLUA_COMPAT_5_3 -DLUA_USE_LINUX")
+w_build() {
+	fresh_tree
+	measure "$1" "${build_cmd[@]}"
 }
 
 w_hackbench() { # $2: "" (processes) or -T (threads)
@@ -78,14 +93,58 @@ w_latency() { # NAME HISTFILE
 		}
 		NF > 1 { c = 0; for (i = 2; i <= NF; i++) c += $i; if (c) print $1 + 0, c }
 		END { if (ov) print 100000, ov }' "$hist" >"$2"
-	LAT=$(awk '{ n += $2; b[NR] = $1; c[NR] = $2 } END {
+	LAT=$(hist_pct "$2")
+}
+
+# hist_pct HIST: "p50,p99,max,samples" of a histogram of lines "US COUNT" in ascending US
+hist_pct() {
+	awk '{ n += $2; b[NR] = $1; c[NR] = $2 } END {
 		if (!n) { print ",,,0"; exit }
 		for (i = 1; i <= NR; i++) {
 			s += c[i]
 			if (p50 == "" && s >= 0.50 * n) p50 = b[i]
 			if (p99 == "" && s >= 0.99 * n) p99 = b[i]
 		}
-		printf "%d,%d,%d,%d", p50, p99, b[NR], n }' "$2")
+		printf "%d,%d,%d,%d", p50, p99, b[NR], n }' "$1"
+}
+
+# w_frame NAME DIR: the frame mix, frame_tasks of lat-task -c (BENCH_FRAME) started with the
+# build and stopped (SIGTERM) when it ends; the wall time is the build's. Sets
+# FRAME="p50,p99,max,wakes,periods,missed" over all the tasks: wake-up latency percentiles
+# (us), wake-ups, periods, and periods whose work ended after the next release or that were
+# skipped. Each task's line and latencies (and their histogram, DIR/hist) go to DIR.
+w_frame() {
+	local i pids=() rc=0 k v wakes=0 periods=0 missed=0 line
+	fresh_tree
+	rm -rf "$2" && mkdir -p "$2"
+	for ((i = 0; i < frame_tasks; i++)); do
+		"$lat_bin" -c -o "$2/lat-$i.txt" "$frame_period_us" "$frame_work_us" 3600 \
+			>"$2/task-$i.txt" 2>&1 &
+		pids+=($!)
+	done
+	measure "$1" "${build_cmd[@]}"
+	kill -TERM "${pids[@]}" 2>/dev/null
+	for i in "${pids[@]}"; do wait "$i" || rc=1; done
+	for ((i = 0; i < frame_tasks; i++)); do
+		line=" $(grep -a '^lat-task:' "$2/task-$i.txt")"
+		for k in wakes periods missed; do
+			v=${line#* $k=}
+			v=${v%% *}
+			[[ $line == *" $k="* && $v =~ ^[0-9]+$ ]] || { rc=1; v=0; }
+			case $k in
+			wakes) wakes=$((wakes + v)) ;;
+			periods) periods=$((periods + v)) ;;
+			missed) missed=$((missed + v)) ;;
+			esac
+		done
+	done
+	if [ $rc != 0 ]; then
+		log "frame tasks failed: $(cat "$2"/task-*.txt | tr '\n' ' ')"
+		M_OK=0
+	fi
+	cat "$2"/lat-*.txt | sort -n | uniq -c | awk '{ print $2, $1 }' >"$2/hist"
+	FRAME=$(hist_pct "$2/hist"),$periods,$missed
+	[ "${FRAME%%,*}" != "" ] || log "frame: no wake-ups ($wakes)"
 }
 
 # The imbalance: ncpu processes of fixed work, started on the CPUs of one LLC (CPU 0's; only
@@ -108,7 +167,7 @@ w_imbalance() {
 
 # turn SCHED REP SLOT TAG: every workload once.
 turn() {
-	local s=$1 rep=$2 slot=$3 tag=$4 p50 p99 pmax nlat
+	local s=$1 rep=$2 slot=$3 tag=$4 p50 p99 pmax nlat periods missed
 	w_build "build-$tag"
 	row $rep $slot "$s" build
 	w_hackbench "hackbench-proc-$tag" ""
@@ -120,13 +179,16 @@ turn() {
 	row $rep $slot "$s" latency "$p50" "$p99" "$pmax" "$nlat"
 	w_imbalance "imbalance-$tag"
 	row $rep $slot "$s" imbalance
+	w_frame "frame-$tag" "$MLB_OUT/frame/$tag"
+	IFS=, read -r p50 p99 pmax nlat periods missed <<<"$FRAME"
+	row $rep $slot "$s" frame "$p50" "$p99" "$pmax" "$nlat" "$periods" "$missed"
 }
 
 # ---- main ------------------------------------------------------------------------------
 
 bench_init hackbench cyclictest stress-ng taskset make gcc
-work_bin=$MLB_ROOT/build/bench-work
-[ -x "$work_bin" ] || fail "no $work_bin (make)"
+work_bin=$MLB_ROOT/build/bench-work lat_bin=$MLB_ROOT/build/tests/lat-task
+for b in "$work_bin" "$lat_bin"; do [ -x "$b" ] || fail "no $b (make)"; done
 
 # Calibrate the imbalance work to imb_s seconds per process when each has a CPU of its own.
 t0=$EPOCHREALTIME
@@ -139,6 +201,7 @@ imb_iters=$(awk -v a="$t0" -v b="$EPOCHREALTIME" -v s=$imb_s 'BEGIN { printf "%d
 	echo "build_cmd=make -j$ncpu $build_target CFLAGS=$build_cflags"
 	echo "hackbench=-g $hb_groups -l $hb_loops (processes; -T threads)"
 	echo "latency=cyclictest -t $(((ncpu + 1) / 2)) --policy=other -i 2000 -D $lat_s beside $ncpu stress-ng cpu hogs"
+	echo "frame=$frame_tasks x lat-task -c $frame_period_us $frame_work_us ($frame_work_us us of CPU every $frame_period_us us, deadline the next release) beside make -j$ncpu $build_target"
 	echo "imbalance=$ncpu x bench-work $imb_iters (~${imb_s}s each alone), started on CPUs $(cat /sys/devices/system/cpu/cpu0/cache/index3/shared_cpu_list 2>/dev/null), released after 1 s"
 } >>"$MLB_OUT/meta.txt"
 

@@ -3,7 +3,9 @@
 # hand-computed example in which the median of per-pair ratios differs from the ratio of the
 # medians (with an even number of pairs, a failed run and a zero denominator), for the learned,
 # heuristic and adaptive schedulers and learned against the heuristic; nan for a missing
-# scheduler; the TCG paragraph only with accel=tcg; every meta key in the report; the plots are
+# scheduler; the frame workload's keys and latency table (missed deadlines) on a hand-computed
+# example, and results written before it (no frame columns) still read; the TCG paragraph only
+# with accel=tcg; every meta key in the report; the plots are
 # PNGs; the work-per-call tables from work.csv, pooled over ok runs; learning.csv made by
 # bench/lib.sh's own parser (learning_rows) from synthetic scx_mlb logs, its table and the
 # learning and policy plots; without gnuplot one line on stderr and no plots; bad input
@@ -19,7 +21,9 @@ fail() {
 	echo "FAIL: $*"
 	fails=$((fails + 1))
 }
+# header: the results before the frame workload (still read); header2: with its two columns
 header=run,rep,slot,scheduler,workload,wall_s,migrations,ctx_switches,lat_p50_us,lat_p99_us,lat_max_us,lat_samples,by_model,by_heur,by_explore,steal_pct,migr_chosen,migr_forced,migr_unchosen
+header2=$header,frame_periods,frame_missed
 
 # run_report DIR: bench/report.sh DIR, its stdout, stderr and exit status in $out, $err, $rc
 run_report() {
@@ -51,19 +55,23 @@ is_png() {
 #     r4 600/300=2.0, r5 25/50=0.5 -> 0.500 (ratio of medians: 37.5/100 = 0.375)
 #   learned hackbench, proc and thread pooled: 5/10=0.5 15/10=1.5 | 12/4=3.0, 3/0 skipped
 #     -> 1.500 (mean of the per-mode medians would be 2.0, ratio of pooled medians 8.5/7)
-#   learned latency p99: 50/100=0.5 300/200=1.5 -> 1.000 (ratio of medians 175/150)
+#   learned latency p99: 50/100=0.5 300/200=1.5 -> 1.000 (ratio of medians 175/150); p50:
+#     18/20=0.9 19/21=0.905 -> 0.902 (ratio of medians 18.5/20.5 = 0.902 too, by chance)
 #   learned imbalance: no run -> nan
 #   heuristic build wall: 11/10=1.1 18/20=0.9, r3 failed, 30/30=1.0 10/10=1.0 -> 1.000 (ratio of
 #     medians 14.5/20)
 #   heuristic build migrations: 80/100=0.8, 5/0 skipped, 240/300=0.8, 0/50=0 -> 0.800
-#   heuristic hackbench: 12/10 -> 1.200; latency p99: 150/100 -> 1.500; imbalance 11/10 -> 1.100
+#   heuristic hackbench: 12/10 -> 1.200; latency p99: 150/100 -> 1.500, p50 22/20 -> 1.100;
+#     imbalance 11/10 -> 1.100
 #   adaptive build wall: 8/10=0.8 30/20=1.5 27/30=0.9, r5 failed -> 0.900 (ratio of medians
 #     27/20 = 1.350)
 #   adaptive build migrations: 30/100=0.3, 40/0 skipped, 150/300=0.5 -> 0.400
 #   adaptive build classes, over r1 and r2 (r4 has none): unchosen 3+1 of 30+40 -> 5.7,
 #     accounted (20+2+3) + (30+1+1) = 57 of 70 -> 81.4
 #   adaptive hackbench: proc 11/10=1.1, thread 2/4=0.5, 5/0 skipped -> 0.800
-#   adaptive latency p99: 80/100=0.8 100/200=0.5 -> 0.650; imbalance 12/10 -> 1.200
+#   adaptive latency p99: 80/100=0.8 100/200=0.5 -> 0.650, p50 17/20=0.85 18/21=0.857 -> 0.854;
+#     imbalance 12/10 -> 1.200
+#   no frame runs: every frame key nan
 #   learned vs heuristic, build migrations: r1 50/80=0.625, r2 10/5=2.0, r3 both failed,
 #     r4 600/240=2.5, r5 25/0 skipped -> 2.000 (ratio of medians 37.5/80 = 0.469)
 dir=$work/ex1
@@ -203,24 +211,37 @@ expect_ok "example 1" "build_time_ratio_vs_eevdf=0.950
 build_migrations_ratio_vs_eevdf=0.500
 hackbench_time_ratio_vs_eevdf=1.500
 latency_p99_ratio_vs_eevdf=1.000
+latency_p50_ratio_vs_eevdf=0.902
 imbalance_time_ratio_vs_eevdf=nan
+frame_missed_pct=nan
+frame_missed_ratio_vs_eevdf=nan
+frame_build_time_ratio_vs_eevdf=nan
 build_unchosen_migr_pct=nan
 build_accounted_migr_pct=nan
 heuristic_build_time_ratio_vs_eevdf=1.000
 heuristic_build_migrations_ratio_vs_eevdf=0.800
 heuristic_hackbench_time_ratio_vs_eevdf=1.200
 heuristic_latency_p99_ratio_vs_eevdf=1.500
+heuristic_latency_p50_ratio_vs_eevdf=1.100
 heuristic_imbalance_time_ratio_vs_eevdf=1.100
+heuristic_frame_missed_pct=nan
+heuristic_frame_missed_ratio_vs_eevdf=nan
+heuristic_frame_build_time_ratio_vs_eevdf=nan
 heuristic_build_unchosen_migr_pct=5.9
 heuristic_build_accounted_migr_pct=94.1
 adaptive_build_time_ratio_vs_eevdf=0.900
 adaptive_build_migrations_ratio_vs_eevdf=0.400
 adaptive_hackbench_time_ratio_vs_eevdf=0.800
 adaptive_latency_p99_ratio_vs_eevdf=0.650
+adaptive_latency_p50_ratio_vs_eevdf=0.854
 adaptive_imbalance_time_ratio_vs_eevdf=1.200
+adaptive_frame_missed_pct=nan
+adaptive_frame_missed_ratio_vs_eevdf=nan
+adaptive_frame_build_time_ratio_vs_eevdf=nan
 adaptive_build_unchosen_migr_pct=5.7
 adaptive_build_accounted_migr_pct=81.4
-learned_vs_heuristic_build_migrations_ratio=2.000"
+learned_vs_heuristic_build_migrations_ratio=2.000
+eevdf_frame_missed_pct=nan"
 md=$dir/report.md
 { grep -q 'QEMU TCG' "$md" && grep -q 'no cache model' "$md"; } ||
 	fail "example 1: no TCG paragraph with accel=tcg"
@@ -287,24 +308,37 @@ expect_ok "example 2" "build_time_ratio_vs_eevdf=nan
 build_migrations_ratio_vs_eevdf=nan
 hackbench_time_ratio_vs_eevdf=nan
 latency_p99_ratio_vs_eevdf=nan
+latency_p50_ratio_vs_eevdf=nan
 imbalance_time_ratio_vs_eevdf=nan
+frame_missed_pct=nan
+frame_missed_ratio_vs_eevdf=nan
+frame_build_time_ratio_vs_eevdf=nan
 build_unchosen_migr_pct=nan
 build_accounted_migr_pct=nan
 heuristic_build_time_ratio_vs_eevdf=1.050
 heuristic_build_migrations_ratio_vs_eevdf=0.500
 heuristic_hackbench_time_ratio_vs_eevdf=1.500
 heuristic_latency_p99_ratio_vs_eevdf=0.750
+heuristic_latency_p50_ratio_vs_eevdf=1.000
 heuristic_imbalance_time_ratio_vs_eevdf=nan
+heuristic_frame_missed_pct=nan
+heuristic_frame_missed_ratio_vs_eevdf=nan
+heuristic_frame_build_time_ratio_vs_eevdf=nan
 heuristic_build_unchosen_migr_pct=nan
 heuristic_build_accounted_migr_pct=nan
 adaptive_build_time_ratio_vs_eevdf=nan
 adaptive_build_migrations_ratio_vs_eevdf=nan
 adaptive_hackbench_time_ratio_vs_eevdf=nan
 adaptive_latency_p99_ratio_vs_eevdf=nan
+adaptive_latency_p50_ratio_vs_eevdf=nan
 adaptive_imbalance_time_ratio_vs_eevdf=nan
+adaptive_frame_missed_pct=nan
+adaptive_frame_missed_ratio_vs_eevdf=nan
+adaptive_frame_build_time_ratio_vs_eevdf=nan
 adaptive_build_unchosen_migr_pct=nan
 adaptive_build_accounted_migr_pct=nan
-learned_vs_heuristic_build_migrations_ratio=nan"
+learned_vs_heuristic_build_migrations_ratio=nan
+eevdf_frame_missed_pct=nan"
 if grep -q 'TCG' "$dir/report.md"; then fail "example 2: TCG paragraph with accel=host"; fi
 grep -qxF 'accel=host' "$dir/report.md" || fail "example 2: meta not in report.md"
 if command -v gnuplot >/dev/null; then
@@ -413,9 +447,52 @@ grep -q '^### kbuild\|^## kbuild\|kbuild' "$dir/report.md" 2>/dev/null || fail "
 echo "10,1,4,eevdf,build,10,100,1000,,,,,,,,,,," >>"$dir/results.csv"
 GNUPLOT=/nonexistent/gnuplot run_report "$dir"
 { [ $rc -eq 0 ] && [ "$(head -n1 <<<"$out")" = "build_time_ratio_vs_eevdf=nan" ] &&
-	[ "$(tail -n5 <<<"$out")" = "$kb_keys" ] && [ "$(wc -l <<<"$out")" -eq 27 ]; } ||
+	[ "$(tail -n5 <<<"$out")" = "$kb_keys" ] && [ "$(wc -l <<<"$out")" -eq $((3 * 11 + 2 + 5)) ]; } ||
 	fail "kbuild beside build: exit $rc, stdout
 $out"
+
+# Example 6: the frame workload (header2), eevdf, heuristic and learned. Hand-computed:
+#   missed % per run: eevdf 100/1000=10, 100/2000=5, 0/1000=0; heuristic 20/1000=2, 10/500=2,
+#     30/1000=3; learned 50/1000=5 (r2 failed: left out)
+#   heuristic_frame_missed_ratio_vs_eevdf: 2/10=0.2, 2/5=0.4, r3 3/0 skipped -> 0.300
+#   heuristic_frame_build_time_ratio_vs_eevdf: 95/100, 132/120=1.1, 90/100 -> 0.950
+#   heuristic_frame_missed_pct, pooled: (20+10+30)/(1000+500+1000) -> 2.4; eevdf's 200/4000 -> 5.0
+#   learned: 5/10 -> 0.500, 110/100 -> 1.100, 50/1000 -> 5.0; adaptive: nan
+#   heuristic frame latency row: p50 50 (40-60), p99 1000 (800-1200), p99 vs EEVDF 0.2 each,
+#     samples 990+495+980, missed % 2.0 (2.0-3.0), pooled 2.4%
+dir=$work/frame
+mkdir -p "$dir"
+cat >"$dir/results.csv" <<EOF
+$header2
+1,1,1,eevdf,frame,100,10,10,200,5000,9000,1000,,,,,,,,1000,100
+2,1,2,heuristic,frame,95,10,10,50,1000,3000,990,0,5,0,,,,,1000,20
+3,1,3,learned,frame,110,10,10,60,2000,4000,980,5,0,0,,,,,1000,50
+4,2,1,heuristic,frame,132,10,10,60,1200,3000,495,0,5,0,,,,,500,10
+5,2,2,eevdf,frame,120,10,10,210,6000,9000,1990,,,,,,,,2000,100
+6,2,3,learned,frame,fail,10,10,,,,,,,,,,,,800,800
+7,3,1,heuristic,frame,90,10,10,40,800,3000,980,0,5,0,,,,,1000,30
+8,3,2,eevdf,frame,100,10,10,190,4000,9000,1000,,,,,,,,1000,0
+9,3,3,eevdf,build,10,100,1000,,,,,,,,,,,,,
+EOF
+GNUPLOT=/nonexistent/gnuplot run_report "$dir"
+frame_keys() { # the output's frame keys and eevdf_frame_missed_pct
+	grep -E '^([a-z]+_)?frame_|^eevdf_frame' <<<"$out"
+}
+[ $rc -eq 0 ] && [ "$(frame_keys)" = "frame_missed_pct=5.0
+frame_missed_ratio_vs_eevdf=0.500
+frame_build_time_ratio_vs_eevdf=1.100
+heuristic_frame_missed_pct=2.4
+heuristic_frame_missed_ratio_vs_eevdf=0.300
+heuristic_frame_build_time_ratio_vs_eevdf=0.950
+adaptive_frame_missed_pct=nan
+adaptive_frame_missed_ratio_vs_eevdf=nan
+adaptive_frame_build_time_ratio_vs_eevdf=nan
+eevdf_frame_missed_pct=5.0" ] || fail "frame: exit $rc, stdout
+$out"
+grep -qF '| heuristic | 3 | 50 (40-60) | 1000 (800-1200) | 3000 | 0.200 | 2465 | 2.0 (2.0-3.0) | 2.4% | 0.300 |' "$dir/report.md" ||
+	fail "frame: heuristic frame latency row"
+grep -qF '| eevdf | 3 | 200 (190-210) | 5000 (4000-6000) | 9000 | 1.000 | 3990 | 5.0 (0.0-10.0) | 5.0% | 1.000 |' "$dir/report.md" ||
+	fail "frame: eevdf frame latency row"
 
 # Bad input: exit 2, nothing on stdout, one line on stderr, nothing written
 # refused NAME DIR
@@ -449,6 +526,11 @@ bad rep-not-a-number "$header" 2,x,2,learned,build,10,12,1000,,,,,,,,,,,
 bad too-few-fields "$header" 2,1,2,learned,build,10,12,1000,,,,,,,,,,
 bad too-many-fields "$header" 2,1,2,learned,build,10,12,1000,,,,,,,,,,,,
 bad duplicate-ok-run "$header" "$ok_row" 2,1,2,eevdf,build,11,100,1000,,,,,,,,,,,
+bad frame-fields-under-old-header "$header" "$ok_row" 2,1,2,learned,frame,10,12,1000,,,,,,,,,,,,10,1
+bad old-row-under-new-header "$header2" "$ok_row"
+bad frame-missed-over-periods "$header2" 2,1,2,learned,frame,10,12,1000,,,,,,,,,,,,10,11
+bad frame-missed-without-periods "$header2" 2,1,2,learned,frame,10,12,1000,,,,,,,,,,,,,1
+bad frame-periods-not-a-number "$header2" 2,1,2,learned,frame,10,12,1000,,,,,,,,,,,,1x,1
 # badwork NAME WORK_LINES...: a valid results.csv beside a work.csv with those lines, refused
 badwork() {
 	local d=$work/badwork-$1
