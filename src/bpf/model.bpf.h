@@ -10,6 +10,12 @@
  * tests/bpf/model_seq.bpf.c, which runs mlb_model_run() on the host (unit/model-seq). Needs
  * vmlinux.h, bpf_helpers.h, mlb/intf.h, mlb/nn_fixed.h and READ_ONCE_U32/U64 (common.bpf.h).
  *
+ * The scratch is per CPU and per context, like the seam's decision scratch (dec_scratch): [0]
+ * for the ops, [1] for the balancer timer. The timer runs in a softirq, and a hard interrupt
+ * that lands during its forward pass can wake a task, whose ops.select_cpu decides on the same
+ * CPU: with one scratch, that decision's activations overwrote the timer's, and the timer
+ * recorded (and acted on) a score that was not its features'.
+ *
  * MLB_MODEL_RUN_HOOK() runs in mlb_model_run() between the forward pass and the second read of
  * model_seq. It is empty in the scheduler; a test defines it before including this header to
  * act as a swap that happens while the model runs.
@@ -40,9 +46,11 @@ struct {
 	__type(value, struct mlb_nn_model);
 } models SEC(".maps");
 
+#define MLB_NR_RUN_CTX 2 /* the contexts a decision runs in: 0 the ops, 1 the balancer timer */
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, MLB_NR_RUN_CTX);
 	__type(key, u32);
 	__type(value, struct mlb_nn_scratch);
 } nn_scratch SEC(".maps");
@@ -53,18 +61,19 @@ struct mlb_score {
 };
 
 /*
- * mlb_model_run - the deployed model's migrate score for @f, into @out.
- * Returns 0, or -1 when no valid model is deployed or a swap raced the run (@out unset).
- * A global function: the verifier checks it once, whoever calls it.
+ * mlb_model_run - the deployed model's migrate score for @f, into @out, computed in the
+ * scratch of context @ctx (0 the ops, 1 the balancer timer; see above).
+ * Returns 0, or -1 when no valid model is deployed, a swap raced the run or @ctx is out of
+ * range (@out unset). A global function: the verifier checks it once, whoever calls it.
  */
-__noinline int mlb_model_run(const struct mlb_features *f, struct mlb_score *out)
+__noinline int mlb_model_run(const struct mlb_features *f, struct mlb_score *out, u32 ctx)
 {
 	struct mlb_nn_scratch *s;
 	struct mlb_nn_model *m;
-	u32 zero = 0, slot, gen;
+	u32 slot, gen;
 	u64 seq;
 
-	if (!f || !out)
+	if (!f || !out || ctx >= MLB_NR_RUN_CTX)
 		return -1;
 	seq = READ_ONCE_U64(model_seq);
 	gen = READ_ONCE_U32(model_gen);
@@ -72,7 +81,7 @@ __noinline int mlb_model_run(const struct mlb_features *f, struct mlb_score *out
 		return -1;
 	slot = READ_ONCE_U32(model_slot) & 1;
 	m = bpf_map_lookup_elem(&models, &slot);
-	s = bpf_map_lookup_elem(&nn_scratch, &zero);
+	s = bpf_map_lookup_elem(&nn_scratch, &ctx);
 	if (!m || !s || m->magic != MLB_NN_MAGIC)
 		return -1;
 	if (mlb_nn_forward(m, f->v, MLB_NR_FEATURES, s))

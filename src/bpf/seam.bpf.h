@@ -22,7 +22,7 @@ struct {
 	__uint(max_entries, MLB_DEF_RING_KB * 1024); /* --ring-kb */
 } decisions SEC(".maps");
 
-/* The decision being made, per CPU: [0] for the ops, [1] for the balancer timer. */
+/* The decision being made, per CPU: [0] for the ops, [1] for the balancer timer (as nn_scratch). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 2);
@@ -163,10 +163,11 @@ MLB_ASSERT(MLB_STAT_BY_MODEL == MLB_STAT_BY_HEURISTIC + MLB_BY_MODEL &&
  * heuristic mode a few decisions explore; a task past the wait bound with an idle
  * destination always moves. Outside heuristic mode the decision is recorded and its outcome
  * observed. Fills r->decision, decider, score, model_gen, prop_ppm (the probability of the
- * action taken), id. Returns 1 to migrate, else 0.
+ * action taken), id. @ctx: 0 in the ops, 1 in the balancer timer (the model's scratch).
+ * Returns 1 to migrate, else 0.
  * A global function: verified once, however many callers and candidate loops there are.
  */
-__noinline int mlb_decide_rec(struct mlb_decision_rec *r, struct task_ctx *tctx)
+__noinline int mlb_decide_rec(struct mlb_decision_rec *r, struct task_ctx *tctx, u32 ctx)
 {
 	struct mlb_score sc;
 	bool go;
@@ -181,7 +182,7 @@ __noinline int mlb_decide_rec(struct mlb_decision_rec *r, struct task_ctx *tctx)
 	r->score = 0;
 	r->model_gen = 0;
 	if (mode == MLB_MODE_INFER) {
-		if (!mlb_model_run(&r->f, &sc)) {
+		if (!mlb_model_run(&r->f, &sc, ctx)) {
 			r->score = sc.score;
 			r->model_gen = sc.gen;
 			/* a shared line: written by one decision per swap, not by all */
@@ -263,7 +264,7 @@ __noinline int mlb_decide_move(struct task_struct *p __arg_trusted, struct task_
 	r->kind = mv->kind;
 	r->src_cpu = mv->src;
 	r->dst_cpu = mv->dst;
-	if (!mlb_decide_rec(r, tctx))
+	if (!mlb_decide_rec(r, tctx, idx))
 		return 0;
 	tctx->chosen_cpu = mv->dst;
 	return 1;

@@ -9,7 +9,12 @@
  *     forward pass and the second read of model_seq) or begins (model_seq + 1) returns -1 and
  *     leaves the output as it was; read again after the swap, it succeeds;
  *   - a read that starts during a swap (model_seq odd) or with no model deployed (model_gen 0),
- *     or whose live slot holds no model, returns -1 before the forward pass.
+ *     or whose live slot holds no model, or names no context, returns -1 before the forward
+ *     pass;
+ *   - a read interrupted by another decision's forward pass on the same CPU (the test hook
+ *     runs one) keeps its own score when the two run in different contexts (the ops and the
+ *     balancer timer each have their scratch); in the same context the interrupting pass
+ *     replaces it, which shows that the hook reaches the scratch the read uses.
  * The models are valid networks of the scheduler's input count (mlb_model_validate), in three
  * shapes, made here from a fixed seed; the other slot always holds a different model, so a
  * read of the wrong slot gives other scores.
@@ -153,18 +158,26 @@ static int put_model(struct model_seq *skel, u32 slot, const struct mlb_nn_model
 }
 
 /*
- * One mlb_model_run() in BPF on @x with model_seq @seq, model_slot @slot, model_gen @gen, the
- * hook adding @bump to model_seq; the output starts as the sentinel. Returns 0, or -1 (FAIL
- * printed) when BPF_PROG_TEST_RUN itself fails.
+ * One mlb_model_run() in BPF on @x in context @ctx with model_seq @seq, model_slot @slot,
+ * model_gen @gen, the hook adding @bump to model_seq and, when @nest_x is set, running the live
+ * model on @nest_x in the scratch of context @nest_ctx; the output starts as the sentinel.
+ * Returns 0, or -1 (FAIL printed) when BPF_PROG_TEST_RUN itself or the nested pass fails.
  */
-static int run(struct model_seq *skel, const s32 *x, u64 seq, u32 slot, u32 gen, u64 bump,
-	       struct outcome *o)
+static int run_in(struct model_seq *skel, const s32 *x, u64 seq, u32 slot, u32 gen, u64 bump,
+		  u32 ctx, const s32 *nest_x, u32 nest_ctx, struct outcome *o)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, opts);
 	struct model_seq__bss *bss = skel->bss;
 	int ret;
 
 	memcpy(bss->features.v, x, sizeof(bss->features.v[0]) * MLB_NR_FEATURES);
+	bss->run_ctx = ctx;
+	bss->nest = nest_x != NULL;
+	bss->nest_ctx = nest_ctx;
+	bss->nest_ret = 12345;
+	if (nest_x)
+		memcpy(bss->nest_features.v, nest_x,
+		       sizeof(bss->nest_features.v[0]) * MLB_NR_FEATURES);
 	bss->model_seq = seq;
 	bss->model_slot = slot;
 	bss->model_gen = gen;
@@ -183,7 +196,18 @@ static int run(struct model_seq *skel, const s32 *x, u64 seq, u32 slot, u32 gen,
 			      .gen = bss->out_gen,
 			      .hook_runs = bss->hook_runs,
 			      .seq_after = bss->model_seq};
+	if (nest_x && o->hook_runs && bss->nest_ret != 0) {
+		FAIL("the nested forward pass returned %d", bss->nest_ret);
+		return -1;
+	}
 	return 0;
+}
+
+/* run_in() in the ops' context, with no nested pass. */
+static int run(struct model_seq *skel, const s32 *x, u64 seq, u32 slot, u32 gen, u64 bump,
+	       struct outcome *o)
+{
+	return run_in(skel, x, seq, slot, gen, bump, 0, NULL, 0, o);
 }
 
 static void print_outcome(const char *what, const struct outcome *o)
@@ -373,6 +397,55 @@ int main(void)
 		printf("model %d: %d reads each with a swap completed and begun during the run, "
 		       "model_seq odd, model_gen 0; live slot empty\n",
 		       k, RACED_READS);
+	}
+
+	/* (d) a read interrupted on its CPU by another decision's forward pass */
+	{
+		const struct mlb_model *m = &models[0];
+		s32 y[MLB_NR_FEATURES];
+		u32 same_replaced = 0, n = 0;
+		char what[128];
+
+		if (put_model(skel, 0, &m->nn) || put_model(skel, 1, &models[1].nn))
+			goto out;
+		for (int t = 0; t < RACED_READS * 4; t++) {
+			u32 ctx = t & 1;
+			s32 want, nest_want;
+
+			random_features(&r, x);
+			random_features(&r, y);
+			want = mlb_model_score(m, x);
+			nest_want = mlb_model_score(m, y);
+			/* the other context's scratch: the run keeps its own score */
+			snprintf(what, sizeof(what),
+				 "input %d: context %u interrupted by context %u", t, ctx, ctx ^ 1);
+			if (run_in(skel, x, 8, 0, 7, 0, ctx, y, ctx ^ 1, &o))
+				goto out;
+			expect_read(what, &o, want, 7, 8);
+			/* the same scratch: the interrupting pass's score comes out instead */
+			if (run_in(skel, x, 8, 0, 7, 0, ctx, y, ctx, &o))
+				goto out;
+			if (o.ret != 0 || o.score != nest_want) {
+				snprintf(
+				    what, sizeof(what),
+				    "input %d: one scratch for both: expected the nested score %d",
+				    t, nest_want);
+				print_outcome(what, &o);
+			}
+			same_replaced += want != nest_want;
+			n++;
+		}
+		if (same_replaced * 2 < n)
+			FAIL(
+			    "the nested pass changed only %u of %u reads in one scratch: weak test",
+			    same_replaced, n);
+		/* no such context: refused before the forward pass */
+		if (run_in(skel, x, 8, 0, 7, 0, 2, NULL, 0, &o))
+			goto out;
+		expect_refused("context 2", &o, 0, 8);
+		printf("%u reads interrupted by another context's forward pass kept their score "
+		       "(in one scratch %u of them would not); context 2 refused\n",
+		       n, same_replaced);
 	}
 
 out:
