@@ -268,7 +268,9 @@ struct mlb_outcome_rec {
 	X(CLASS_INTER, "class_inter", "tasks now in class interactive")                            \
 	X(CLASS_BATCH, "class_batch", "tasks now in class batch")                                  \
 	X(PREEMPT_LAT_BATCH, "preempt_lat_batch",                                                  \
-	  "a latency-critical task took the CPU from a batch task (--lat-preempt-us)")
+	  "a latency-critical task took the CPU from a batch task (--lat-preempt-us)")             \
+	X(IDLE_REKICK, "idle_rekick",                                                              \
+	  "a CPU went idle with tasks on its own queue (an enqueue raced its dispatch): kicked")
 
 /*
  * The stats line's other keys, computed by user space (src/stats.c), with the counters one

@@ -4,7 +4,8 @@
  * ordered by deadline (task_dl_key(), include/mlb/policy.h); a queued task belongs to exactly
  * one CPU, and only that CPU takes it without asking: every other change of CPU is a decision
  * of the seam (seam.bpf.h). Owns wake-up placement (ops.select_cpu), queueing (ops.enqueue,
- * ops.dequeue), a CPU's own dispatch and its idle pulls (ops.dispatch), wake-up preemption
+ * ops.dequeue), a CPU's own dispatch and its idle pulls (ops.dispatch; ops.update_idle for a
+ * queue filled as its CPU went idle), wake-up preemption
  * (lat_preempt(), wake_preempt()), the slice cut and the work-conservation kick (ops.tick),
  * and the accounting of every change of CPU (account_migration, from ops.running).
  */
@@ -514,6 +515,22 @@ void BPF_STRUCT_OPS(mlb_dispatch, s32 cpu, struct task_struct *prev)
 	if (prev && (prev->scx.flags & SCX_TASK_QUEUED))
 		return;
 	idle_pull(cpu);
+}
+
+/*
+ * @cpu goes idle (@idle) or back to work. An enqueue on another CPU can insert into this CPU's
+ * queue after this CPU's dispatch found it empty and before the kernel marked it idle: it then
+ * saw the CPU busy and did not kick it, and nothing else looks at that queue until a wake-up
+ * or a pull comes by (in an idle system, possibly never: the watchdog's runnable task stall).
+ * Going idle with its own queue not empty, the CPU kicks itself to dispatch again. With
+ * SCX_OPS_KEEP_BUILTIN_IDLE the kernel's idle tracking stays on.
+ */
+void BPF_STRUCT_OPS(mlb_update_idle, s32 cpu, bool idle)
+{
+	if (!idle || !cpu_valid(cpu) || !scx_bpf_dsq_nr_queued(cpu))
+		return;
+	stat_inc(MLB_STAT_IDLE_REKICK);
+	scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
 }
 
 /* An idle CPU near @cpu (its LLC, then its node), only looked at; NO_CPU if none. */

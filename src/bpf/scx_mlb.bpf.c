@@ -136,8 +136,10 @@
  * abruptly is misjudged for a while; domain load counts only runnable weight; the per-CPU
  * and per-domain sums are updated without locks, so racing moves can leave them slightly off
  * (they are clamped at zero where read); an idle CPU only pulls when it is woken, so work
- * conservation rests on the tick's kick and the wait bound; balancing moves only queued
- * tasks, never a running one; a hotplug event restarts the scheduler (the loader reattaches).
+ * conservation rests on the tick's kick, the wait bound and, for a task queued on a CPU as it
+ * went idle, that CPU's kick of itself (ops.update_idle, counted in idle_rekick); balancing moves
+ * only queued tasks, never a running one; a hotplug event restarts the scheduler (the loader
+ * reattaches).
  */
 /*
  * Kernels. One object runs on every sched_ext kernel Debian ships (6.16 to 7.3; trixie's 6.12
@@ -492,6 +494,7 @@ struct sched_ext_ops mlb_ops = {
     .enqueue = (void *)mlb_enqueue,
     .dequeue = (void *)mlb_dequeue,
     .dispatch = (void *)mlb_dispatch,
+    .update_idle = (void *)mlb_update_idle,
     .tick = (void *)mlb_tick,
     .runnable = (void *)mlb_runnable,
     .running = (void *)mlb_running,
@@ -507,6 +510,7 @@ struct sched_ext_ops mlb_ops = {
     .dump = (void *)mlb_dump,
     .dump_cpu = (void *)mlb_dump_cpu,
     .dump_task = (void *)mlb_dump_task,
-    .timeout_ms = MLB_DEF_WATCHDOG_MS, /* --watchdog-ms */
+    .flags = SCX_OPS_KEEP_BUILTIN_IDLE, /* ops.update_idle and the kernel's idle tracking */
+    .timeout_ms = MLB_DEF_WATCHDOG_MS,	/* --watchdog-ms */
     .name = MLB_OPS_NAME,
 };
