@@ -476,6 +476,10 @@ void BPF_STRUCT_OPS(mlb_dump_task, struct scx_dump_ctx *dctx, struct task_struct
 	    t->ready_at && now > t->ready_at ? (now - t->ready_at) / 1000 : 0,
 	    t->stopped_at && now > t->stopped_at ? (now - t->stopped_at) / 1000 : 0,
 	    t->burst_ns / 1000, t->duty * 1024 / MLB_FRAC_ONE);
+	scx_bpf_dump("scx_mlb: task: class %u (0 latency-critical, 1 interactive, 2 batch), "
+		     "wake-ups %u/s, period %u us, jitter %u us, slice use %u/1024\n",
+		     (u32)t->cls.cls, t->wake_freq, t->cls.period_us, t->cls.jitter_us,
+		     (u32)t->cls.use * 1024 / MLB_FRAC_ONE);
 }
 
 /* Record the exit for the loader (upstream's exit-info macro): at an error exit the kernel's
