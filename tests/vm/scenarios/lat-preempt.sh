@@ -9,7 +9,12 @@
 # latency-critical) beside it, once with --lat-preempt-us 0 and once at the defaults: there
 # the hog's involuntary switches grow with the task's wake-ups (at least LATP_HOG_MIN_PCT %
 # of them; slice cuts alone also make some), the task's median wake-up latency stays under
-# LATP_P50_MAX_US and is at most 1 / LATP_KICK_GAIN of the one without preemption. (2) scx_mlb with --lat-preempt-us 200 (a short minimum
+# LATP_P50_MAX_US, and a wake-up with preemption is faster than one without it with a
+# probability of at least LATP_FASTER_PM per mille (over every pair of the two runs' wake-ups,
+# ties half: the Mann-Whitney statistic; 500 when preemption changes nothing). Without
+# preemption the task waits for the hog's next tick (4 ms apart), with it for the kick; the
+# medians alone swung with the phase of the ticks (off 1252..2347 us, on 465..808 us).
+# (2) scx_mlb with --lat-preempt-us 200 (a short minimum
 # slice, so that a broken rule would show); two latency-critical tasks pinned together to
 # CPU 2 (1.5 ms every 12 ms and every 17 ms: each often wakes while the other has run past
 # the minimum slice) never preempt each other: each one's involuntary switches stay under
@@ -26,7 +31,7 @@ D=$(short 12 8)
 HOG_MIN=${LATP_HOG_MIN_PCT:-50}
 LAT_MAX=${LATP_LAT_MAX_PCT:-2}
 P50_MAX=${LATP_P50_MAX_US:-3000}
-KICK_GAIN=${LATP_KICK_GAIN:-2}
+FASTER_PM=${LATP_FASTER_PM:-700}
 
 # nivcsw PID: its nonvoluntary_ctxt_switches (no fork)
 nivcsw() {
@@ -42,9 +47,19 @@ lt_field() {
 	for w in $(grep -a '^lat-task:' "$1"); do [[ $w == "$2="* ]] && { echo "${w#*=}"; return; }; done
 }
 
+# faster_pm A B: per mille of the pairs (a of file A, b of file B, one number per line) with
+# a < b, ties counted half
+faster_pm() {
+	{ sed 's/$/ a/' "$1"; sed 's/$/ b/' "$2"; } | sort -n -k1,1 | awk -v nb_all="$(wc -l <"$2")" '
+		function flush() { u += na * (nb_all - below - nb) + na * nb / 2; below += nb; na = nb = 0 }
+		{ if (NR > 1 && $1 != v) flush(); v = $1; if ($2 == "a") { na++; ta++ } else nb++ }
+		END { flush(); printf "%d\n", ta && below ? 1000 * u / (ta * below) : 0 }'
+}
+
 # hog_case TAG ARGS...: scx_mlb with ARGS; on CPU 1 a CPU hog, made batch beside a second hog
 # for 1 s, then a latency-critical waker beside it for $D s. Sets HD (the hog's involuntary
-# switches meanwhile), W (the waker's wake-ups) and P50 (its median wake-up latency, us).
+# switches meanwhile), W (the waker's wake-ups) and P50 (its median wake-up latency, us); every
+# wake-up latency is in $MLB_OUT/lat-hog-TAG.us.
 hog_case() {
 	local tag=$1 h0 h1 lt cl pb0 pb1 log=$MLB_OUT/lat-hog-$1.log
 	shift
@@ -57,7 +72,7 @@ hog_case() {
 	zzz 1
 	spin_stop
 	h0=$(nivcsw $HOG)
-	taskset -c 1 "$LT" 20000 500 "$D" >"$log" 2>&1 &
+	taskset -c 1 "$LT" -o "$MLB_OUT/lat-hog-$tag.us" 20000 500 "$D" >"$log" 2>&1 &
 	lt=$!
 	zzz $((D / 2))
 	cl=$(last_stat class_lat) pb0=$(last_stat preempt_lat_batch)
@@ -87,9 +102,11 @@ hog_case on
 	fail "the hog was preempted $HD times for $W wake-ups of the latency-critical task (< $HOG_MIN %)"
 [ "$P50" -le "$P50_MAX" ] ||
 	fail "beside the hog the latency-critical task's median wake-up latency is $P50 us (> $P50_MAX us)"
-[ $((P50 * KICK_GAIN)) -le "$P50_OFF" ] ||
-	fail "preemption did not cut the median wake-up latency beside the hog by $KICK_GAIN x: $P50 us, $P50_OFF us with --lat-preempt-us 0"
-HOG_SUM="hog preempted $HD times for $W wake-ups, median latency $P50 us ($P50_OFF us with preemption off)"
+FASTER=$(faster_pm "$MLB_OUT/lat-hog-on.us" "$MLB_OUT/lat-hog-off.us")
+note "a wake-up with preemption is faster than one without it in $FASTER per mille of the pairs"
+[ "$FASTER" -ge "$FASTER_PM" ] ||
+	fail "with preemption a wake-up beside the hog is faster than without it in only $FASTER per mille of the pairs (< $FASTER_PM; medians $P50 us, $P50_OFF us with --lat-preempt-us 0)"
+HOG_SUM="hog preempted $HD times for $W wake-ups, median latency $P50 us ($P50_OFF us with preemption off), faster in $FASTER per mille of the pairs"
 
 # (2) two latency-critical tasks on CPU 2, with a short minimum slice
 MLB_LOG=$MLB_OUT/scx_mlb-lat-lat.log
