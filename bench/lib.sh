@@ -151,10 +151,12 @@ measure() {
 				d[cb, "doms"], d[cb, "decisions"], cb == "balance_round" ? y[2] - x[2] : ""
 		}
 	}')
-	# every counter's delta over the run, for diagnosis (logs/counters-NAME.txt)
+	# every counter's delta over the run, for diagnosis (logs/counters-NAME.txt); in bash's
+	# 64-bit arithmetic, which wraps as the u64 sums do (a class gauge's sum over the CPUs
+	# may pass through 2^64: awk's doubles printed -18446744073709551616 for a delta of 0)
 	[ -z "$all0" ] || paste -d' ' "$stat_keys" <(echo "$all0" | tr ' ' '\n') \
 		<(mlb_counters $(cat "$stat_keys") | tr ' ' '\n') |
-		awk '{ print $1 "=" $3 - $2 }' >"$logs/counters-$name.txt"
+		while read -r k a b; do echo "$k=$((b - a))"; done >"$logs/counters-$name.txt"
 	M_T="$t0 $t1"
 	if [ -n "$MLB_PID" ]; then n=$(nstats); wait_stats $((n + 1)) 5; fi
 	s1=$(stats_at)
