@@ -342,9 +342,11 @@ stress_check() {
 	stress-ng --aggressive --temp-path /tmp --timeout ${d}s --metrics-brief \
 		--cpu "$1" --fork "$1" --affinity "$1" --yield "$1" >"$MLB_OUT/stress-ng.log" 2>&1 &
 	sp=$!
-	t_end=$(($(now_ms) + (d - 2) * 1000))
-	while [ "$(now_ms)" -lt $t_end ]; do
+	t_end=$(($(now_ms) + d * 1000))
+	round_reset
+	while round_fits $t_end; do
 		hackbench -g "$2" -l "$3" >>"$MLB_OUT/hackbench.log" 2>&1 || { hb_rc=$?; break; }
+		round_done
 		hb_n=$((hb_n + 1))
 	done
 	wait $sp
@@ -365,9 +367,23 @@ stress_check() {
 
 # ---- helpers for the learning-loop scenarios ----
 
+# round_fits END_MS: whether another round of a repeated workload (hackbench) should start:
+# always the first (ROUND_MS empty), then only while the last round's duration still fits
+# before END_MS. Under TCG one round can take seconds (a 64-vCPU round 15 s); starting one at
+# the deadline made a "5 s" load take up to 23 s. round_done after each round notes its time.
+# The caller resets ROUND_MS (round_reset) before its loop.
+ROUND_MS="" ROUND_T0=0
+round_reset() { ROUND_MS=""; }
+round_fits() {
+	ROUND_T0=$(now_ms)
+	[ -z "$ROUND_MS" ] || [ $((ROUND_T0 + ROUND_MS)) -le "$1" ]
+}
+round_done() { ROUND_MS=$(($(now_ms) - ROUND_T0)); }
+
 # mixed_load SEC [TAG]: a mix that makes the balancer decide: duty-cycled stress-ng cpu
 # workers (6 x MIXED_SCALE), 2 spinners and hackbench rounds (2 x MIXED_SCALE groups; MIXED_SCALE
-# defaults to 1, the 64-vCPU scenarios set 4), for SEC seconds (blocks). Logs under $MLB_OUT.
+# defaults to 1, the 64-vCPU scenarios set 4; a round starts only while it fits, round_fits),
+# for SEC seconds (blocks). Logs under $MLB_OUT.
 # Every workload must succeed (stress-ng and each hackbench exit 0, the spinners still run at
 # the end), else the load was lighter than the caller claims: fail, or with MIXED_LOAD_SOFT=1
 # (a report, not a test) say why and return 1.
@@ -382,9 +398,11 @@ mixed_load() {
 	local s1=$!
 	bash -c 'while :; do :; done' &
 	local s2=$!
-	while [ "$(now_ms)" -lt $end ]; do
+	round_reset
+	while round_fits "$end"; do
 		hackbench -g $((2 * ${MIXED_SCALE:-1})) -l 20 >>"$MLB_OUT/hackbench-$tag.log" 2>&1
 		rc=$?
+		round_done
 		[ $rc = 0 ] || { err="hackbench round $((hb + 1)) exited $rc"; break; }
 		hb=$((hb + 1))
 	done
