@@ -17,7 +17,7 @@
 # (slices are wall-clock time, TCG slowness does not stretch them): GAIN_S = 60 s covers it
 # with margin; a starved spinner never gains.
 source "$MLB_ROOT/tests/vm/scenario-lib.sh"
-ROUNDS=${CHURN_ROUNDS:-4}
+ROUNDS=${CHURN_ROUNDS:-3}
 GAIN_S=60
 SETS=("0-7" "0-1" "2-3" "4-7" "0,7" "1,4,6" "5" "2-5" "0-3" "3,4")
 trap spin_stop EXIT

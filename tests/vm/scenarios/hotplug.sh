@@ -25,14 +25,14 @@ mlb_start --mode infer --model /tmp/hp.mlb --state-dir $STATE --stats 1
 mlb_wait_enabled
 wait_stats 1 30
 spin_start 2 # 2, not 4: on single-threaded TCG each spinner slows the reload (24 s with 2, 50 s with 4)
-spin_progress 3
+spin_progress 1
 
 
 # check_model_and_data PHASE: the model decides again and the dataset grew, readable
 rows_prev=0
 check_model_and_data() {
 	local c r
-	mixed_load 5 "$1"
+	mixed_load 3 "$1"
 	wait_stats $(($(nstats) + 1)) 30
 	[ "$(last_stat live_gen)" = 1 ] || fail "$1: the BPF side runs generation $(last_stat live_gen), not 1"
 	[ "$(last_stat by_model)" -gt 0 ] || fail "$1: the model makes no decision after the restart"
@@ -54,7 +54,7 @@ note "reattached after $(($(now_ms) - t0)) ms"
 grep -aq 'topology: .* 7 cpus' "$MLB_LOG" || fail "the restarted scheduler did not see 7 CPUs"
 check_model_and_data offline
 wait_stats $(($(nstats) + 2)) 30
-spin_progress 3
+spin_progress 1
 
 t0=$(now_ms)
 echo 1 >$ONLINE || fail "cannot bring CPU 7 back online"
@@ -64,7 +64,7 @@ note "reattached after $(($(now_ms) - t0)) ms"
 [ "$(count_lines 'topology: .* 8 cpus')" -ge 2 ] || fail "the scheduler did not see 8 CPUs again"
 check_model_and_data online
 wait_stats $(($(nstats) + 2)) 30
-spin_progress 3
+spin_progress 1
 mlb_check_enabled
 
 restarts=$(count_lines 'the kernel asked for a restart')

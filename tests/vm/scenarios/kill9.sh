@@ -77,7 +77,7 @@ mv "$MLB_LOG" "$MLB_OUT/scx_mlb.before-kill.log"
 mlb_start --mode adaptive --state-dir $STATE --stats 1 --retrain-s 8 --min-samples 200
 mlb_wait_enabled
 grep -aq "model $STATE/model.mlb loaded" "$MLB_LOG" || fail "the restarted daemon did not load the saved model"
-mixed_load 10 resumed
+mixed_load 5 resumed
 wait_stats $(($(nstats) + 1)) 30
 note "resumed: $LAST_STATS"
 [ "$(last_stat by_model)" -gt 0 ] || fail "the saved model makes no decision after the restart"
