@@ -14,7 +14,8 @@
  *   (mlb_class_wake()). A task is periodic when its jitter is a small part of its period.
  *   Jitter starts equal to the first interval, so regularity has to be shown before it counts
  *   (about 8 regular wake-ups); one odd interval moves the jitter by at most period / 8 and
- *   the period by at most a quarter, so a late wake-up or a missed period is soon forgotten;
+ *   the period by at most a quarter, so a late wake-up is soon forgotten; an interval of 2
+ *   to 4 periods counts as periods skipped, not as irregular (mlb_class_wake());
  * - slice use: 7/8 old + 1/8 new at each stop, where a run that stopped with the task still
  *   runnable (its slice ran out or it was preempted) used all it was given (MLB_FRAC_ONE),
  *   and a run that ended in sleep used ran / slice (mlb_class_stop()). A CPU hog whose slices
@@ -55,6 +56,7 @@ enum mlb_class {
 
 #define MLB_CLASS_CONFIRM    4	     /* consecutive evaluations that change a class */
 #define MLB_CLASS_GAP_MAX_US 1000000 /* wake-up intervals are capped at 1 s */
+#define MLB_CLASS_SKIP_MAX   4	     /* an interval of up to 4 periods: skipped releases */
 
 /* Thresholds: _IN to enter the class, _STAY to remain in it (see the rule above). */
 #define MLB_BATCH_USE_IN	(MLB_FRAC_ONE * 3 / 4)
@@ -120,13 +122,21 @@ static inline u32 mlb_wake_freq_next(u32 freq, u64 gap_ns)
 
 /*
  * mlb_class_wake - the task woke up @gap_ns after its previous wake-up. One odd interval (a
- * long run, a missed period) must not undo what many regular ones showed: the distance
+ * long run, a late wake-up) must not undo what many regular ones showed: the distance
  * counted is at most half the period, and the period moves toward an interval clamped to
  * [period / 2, 2 * period] (a real change of period is followed at up to 25% a wake-up).
+ * Skipped periods are not irregular: a periodic task that waited past its next release (a
+ * timer loop such as cyclictest's does not sleep then) next sleeps until a later one. An
+ * interval within a quarter period of k periods (k from 2 to MLB_CLASS_SKIP_MAX) counts as
+ * k periods: its distance is from k periods, and the period moves toward gap / k. So the
+ * period is a release interval that the intervals are whole multiples of: a task that starts
+ * waking every 2 periods keeps the shorter one, and is as periodic. Without that, the tasks
+ * that wait longest, the ones the class is for, looked irregular: cyclictest beside a CPU
+ * hog per CPU skipped periods, lost the class, and then waited 19 ms (median) for good.
  */
 static inline void mlb_class_wake(struct mlb_class_ctx *c, u64 gap_ns)
 {
-	u64 gap = gap_ns / 1000;
+	u64 gap = gap_ns / 1000, k;
 	u32 p = c->period_us, dev;
 
 	if (gap > MLB_CLASS_GAP_MAX_US)
@@ -136,7 +146,15 @@ static inline void mlb_class_wake(struct mlb_class_ctx *c, u64 gap_ns)
 		c->jitter_us = c->period_us;
 		return;
 	}
-	dev = gap > p ? gap - p : p - gap;
+	k = (gap + p / 2) / p; /* the nearest whole number of periods */
+	if (k < 2 || k > MLB_CLASS_SKIP_MAX)
+		k = 1;
+	dev = gap > k * p ? gap - k * p : k * p - gap; /* from the expected release */
+	if (k > 1 && dev > p / 4) { /* not near a release: a longer interval, not a skip */
+		dev = gap - p;
+		k = 1;
+	}
+	gap /= k;
 	if (dev > p / 2)
 		dev = p / 2;
 	if (gap < p / 2)
