@@ -120,6 +120,12 @@ static inline u32 mlb_wake_freq_next(u32 freq, u64 gap_ns)
 	return (3 * (u64)freq + inst) / 4;
 }
 
+/* mlb_class_dist - |a - b| */
+static inline u64 mlb_class_dist(u64 a, u64 b)
+{
+	return a > b ? a - b : b - a;
+}
+
 /*
  * mlb_class_wake - the task woke up @gap_ns after its previous wake-up. One odd interval (a
  * long run, a late wake-up) must not undo what many regular ones showed: the distance
@@ -147,13 +153,10 @@ static inline void mlb_class_wake(struct mlb_class_ctx *c, u64 gap_ns)
 		return;
 	}
 	k = (gap + p / 2) / p; /* the nearest whole number of periods */
-	if (k < 2 || k > MLB_CLASS_SKIP_MAX)
+	/* skips: 2 to SKIP_MAX periods, within a quarter period (else a longer interval) */
+	if (k < 2 || k > MLB_CLASS_SKIP_MAX || mlb_class_dist(gap, k * p) > p / 4)
 		k = 1;
-	dev = gap > k * p ? gap - k * p : k * p - gap; /* from the expected release */
-	if (k > 1 && dev > p / 4) { /* not near a release: a longer interval, not a skip */
-		dev = gap - p;
-		k = 1;
-	}
+	dev = mlb_class_dist(gap, k * p); /* from the expected release */
 	gap /= k;
 	if (dev > p / 2)
 		dev = p / 2;
