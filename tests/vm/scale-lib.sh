@@ -13,7 +13,7 @@ SCALE_CBS="select_cpu enqueue dispatch tick running stopping balance_round"
 # scale_load SEC: the per-CPU load. One spinner per 2 CPUs (queues form, idle CPUs pull), and
 # hackbench with one group (40 tasks) per 8 CPUs in rounds (wake-ups), for SEC seconds.
 scale_load() {
-	local n end i g sp=() rc=0 rounds=0
+	local n end i g sp=() rc rounds
 	n=$(nproc) g=$(($(nproc) / 8))
 	end=$(($(now_ms) + $1 * 1000))
 	for ((i = 0; i < n / 2; i++)); do
@@ -21,12 +21,8 @@ scale_load() {
 		sp+=($!)
 	done
 	cd /tmp || return 1
-	round_reset
-	while round_fits $end; do
-		hackbench -g $((g > 0 ? g : 1)) -l 5 >>"$MLB_OUT/hackbench-scale.log" 2>&1 || { rc=$?; break; }
-		round_done
-		rounds=$((rounds + 1))
-	done
+	hb_rounds "$end" "$MLB_OUT/hackbench-scale.log" -g $((g > 0 ? g : 1)) -l 5
+	rounds=$HB_N rc=$HB_RC
 	local left=$((end - $(now_ms))) # the spinners' part of the load runs the whole time
 	[ $left -le 0 ] || zzz "$((left / 1000)).$(printf %03d $((left % 1000)))"
 	kill "${sp[@]}" 2>/dev/null

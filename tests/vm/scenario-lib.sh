@@ -335,20 +335,15 @@ cpu_in_list() {
 # the scheduler stays enabled, exits 0 on SIGINT and is disabled within DISABLE_S s, and no
 # workload process is left (vm/stress, vm/stress-64).
 stress_check() {
-	local sp sp_rc hb_rc=0 hb_n=0 t_end left d
+	local sp sp_rc hb_rc hb_n left d
 	d=${STRESS_SEC:-$(short 30 12)} # vm/stress-64: 15 (one hackbench round there takes ~40 s)
 	cd /tmp || fail "cd /tmp"
 	note "stress-ng and hackbench for $d s"
 	stress-ng --aggressive --temp-path /tmp --timeout ${d}s --metrics-brief \
 		--cpu "$1" --fork "$1" --affinity "$1" --yield "$1" >"$MLB_OUT/stress-ng.log" 2>&1 &
 	sp=$!
-	t_end=$(($(now_ms) + d * 1000))
-	round_reset
-	while round_fits $t_end; do
-		hackbench -g "$2" -l "$3" >>"$MLB_OUT/hackbench.log" 2>&1 || { hb_rc=$?; break; }
-		round_done
-		hb_n=$((hb_n + 1))
-	done
+	hb_rounds $(($(now_ms) + d * 1000)) "$MLB_OUT/hackbench.log" -g "$2" -l "$3"
+	hb_n=$HB_N hb_rc=$HB_RC
 	wait $sp
 	sp_rc=$?
 	note "stress-ng exit $sp_rc; hackbench runs $hb_n, exit $hb_rc"
@@ -367,28 +362,33 @@ stress_check() {
 
 # ---- helpers for the learning-loop scenarios ----
 
-# round_fits END_MS: whether another round of a repeated workload (hackbench) should start:
-# always the first (ROUND_MS empty), then only while the last round's duration still fits
-# before END_MS. Under TCG one round can take seconds (a 64-vCPU round 15 s); starting one at
-# the deadline made a "5 s" load take up to 23 s. round_done after each round notes its time.
-# The caller resets ROUND_MS (round_reset) before its loop.
-ROUND_MS="" ROUND_T0=0
-round_reset() { ROUND_MS=""; }
-round_fits() {
-	ROUND_T0=$(now_ms)
-	[ -z "$ROUND_MS" ] || [ $((ROUND_T0 + ROUND_MS)) -le "$1" ]
+# hb_rounds END_MS LOG ARG...: `hackbench ARG...` in rounds (output appended to LOG) until
+# END_MS: the first round always runs, a later one only while the last one's duration still
+# fits before END_MS. Under TCG one round can take seconds (a 64-vCPU round 15 s); starting
+# one at the deadline made a "5 s" load take up to 23 s. Sets HB_N (rounds that exited 0) and
+# HB_RC (the exit status of the round that failed and ended the loop; 0 if none did).
+hb_rounds() {
+	local end=$1 log=$2 t0 dt=0
+	shift 2
+	HB_N=0 HB_RC=0
+	while :; do
+		t0=$(now_ms)
+		[ $HB_N = 0 ] || [ $((t0 + dt)) -le "$end" ] || break
+		hackbench "$@" >>"$log" 2>&1 || { HB_RC=$?; break; }
+		dt=$(($(now_ms) - t0))
+		HB_N=$((HB_N + 1))
+	done
 }
-round_done() { ROUND_MS=$(($(now_ms) - ROUND_T0)); }
 
 # mixed_load SEC [TAG]: a mix that makes the balancer decide: duty-cycled stress-ng cpu
 # workers (6 x MIXED_SCALE), 2 spinners and hackbench rounds (2 x MIXED_SCALE groups; MIXED_SCALE
-# defaults to 1, the 64-vCPU scenarios set 4; a round starts only while it fits, round_fits),
+# defaults to 1, the 64-vCPU scenarios set 4; a round starts only while it fits, hb_rounds),
 # for SEC seconds (blocks). Logs under $MLB_OUT.
 # Every workload must succeed (stress-ng and each hackbench exit 0, the spinners still run at
 # the end), else the load was lighter than the caller claims: fail, or with MIXED_LOAD_SOFT=1
 # (a report, not a test) say why and return 1.
 mixed_load() {
-	local end=$(($(now_ms) + $1 * 1000)) tag=${2:-load} sp hb=0 rc err=""
+	local end=$(($(now_ms) + $1 * 1000)) tag=${2:-load} sp hb rc err=""
 	cd /tmp || return
 	stress-ng --temp-path /tmp --timeout "$1"s --cpu $((6 * ${MIXED_SCALE:-1})) --cpu-load 60 \
 		--cpu-method int64 >"$MLB_OUT/stress-ng-$tag.log" 2>&1 &
@@ -398,14 +398,9 @@ mixed_load() {
 	local s1=$!
 	bash -c 'while :; do :; done' &
 	local s2=$!
-	round_reset
-	while round_fits "$end"; do
-		hackbench -g $((2 * ${MIXED_SCALE:-1})) -l 20 >>"$MLB_OUT/hackbench-$tag.log" 2>&1
-		rc=$?
-		round_done
-		[ $rc = 0 ] || { err="hackbench round $((hb + 1)) exited $rc"; break; }
-		hb=$((hb + 1))
-	done
+	hb_rounds "$end" "$MLB_OUT/hackbench-$tag.log" -g $((2 * ${MIXED_SCALE:-1})) -l 20
+	hb=$HB_N
+	[ $HB_RC = 0 ] || err="hackbench round $((hb + 1)) exited $HB_RC"
 	kill -0 $s1 2>/dev/null && kill -0 $s2 2>/dev/null || err+="${err:+; }a spinner died"
 	if [ -n "$err" ]; then
 		kill $sp 2>/dev/null # failed already: stop it, its status says nothing more
