@@ -67,10 +67,13 @@ for c in "${pick[@]}"; do
 	pver=${c%% *} img=${c#* }
 	ver=${img#linux-image-}
 	echo "fetch-kernel: $which -> $img $pver" >&2
-	# The image may be split into linux-binary / linux-base / linux-modules: fetch whichever exist.
+	# The image may be split into linux-binary / linux-base / linux-modules: fetch whichever
+	# exist (an image can depend on a part the index does not carry: 6.18.15's linux-base).
+	# apt-cache's answer is read whole: "apt-cache | grep -q" under pipefail failed now and
+	# then, when grep closed the pipe before apt-cache had written, and dropped the part.
 	pkgs=("$img=$pver")
 	for p in "linux-binary-$ver" "linux-base-$ver" "linux-modules-$ver"; do
-		if apt-cache "${A[@]}" show "$p=$pver" 2>/dev/null | grep -q '^Package:'; then
+		if grep -q '^Package:' <<<"$(apt-cache "${A[@]}" show "$p=$pver" 2>/dev/null)"; then
 			pkgs+=("$p=$pver")
 		fi
 	done
@@ -78,7 +81,7 @@ for c in "${pick[@]}"; do
 	mkdir -p "$apt_dir/deb" "$root"
 	(cd "$apt_dir/deb" && apt-get "${A[@]}" download "${pkgs[@]}")
 	for d in "$apt_dir"/deb/*.deb; do dpkg-deb -x "$d" "$root"; done
-	config=$(find "$root" -name "config*" -path "*$ver*" -type f | head -n1)
+	config=$(find "$root" -name "config*" -path "*$ver*" -type f -print -quit)
 	if [ -n "$config" ] && grep -q '^CONFIG_SCHED_CLASS_EXT=y' "$config"; then
 		break
 	fi
@@ -88,11 +91,11 @@ for c in "${pick[@]}"; do
 done
 [ -n "$config" ] || { echo "fetch-kernel: no sched_ext kernel for '$which'" >&2; exit 1; }
 
-vmlinuz=$(find "$root" -name "vmlinuz*" -type f | head -n1)
-[ -n "$vmlinuz" ] || { echo "fetch-kernel: no vmlinuz in the packages" >&2; exit 1; }
+vmlinuz=$(find "$root" -name "vmlinuz*" -type f -print -quit)
+[ -n "$vmlinuz" ] || { echo "fetch-kernel: no vmlinuz in ${pkgs[*]}" >&2; exit 1; }
 cp "$vmlinuz" "$out/vmlinuz"
 cp "$config" "$out/config"
-moddir=$(find "$root" -type d -path "*/modules/$ver" | head -n1)
+moddir=$(find "$root" -type d -path "*/modules/$ver" -print -quit)
 rm -rf "$out/modules" && mv "$moddir" "$out/modules"
 "$(dirname "$0")/extract-vmlinux.sh" "$out/vmlinuz" "$out/vmlinux"
 rm -rf "$root" "$apt_dir/deb"
