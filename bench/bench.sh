@@ -27,8 +27,8 @@
 # state folder: the system's apt sources are not touched), then runs bench/workloads.sh in the
 # numa2x2 test guest (8 vCPUs, 2 NUMA nodes x 2 LLCs, QEMU TCG) or here, samples the host's
 # steal time beside it, and writes bench/results/<UTC date-time>/: results.csv, meta.txt,
-# lat/*.hist, work.csv, learning.csv (the training run's and the adaptive turns' learning
-# curve), report.md and PNG plots (bench/report.sh), model.mlb (the learned model). Logs
+# lat/*.hist (lat-fifo/*.hist: the floor), work.csv, learning.csv (the training run's and the
+# adaptive turns' learning curve), report.md and PNG plots (bench/report.sh), model.mlb (the learned model). Logs
 # go to build/bench/<date-time>/. Ends with the key=value lines of bench/report.sh.
 # Exit status: 0 when every run completed and the report was written, else 1.
 { # parsed whole before it runs: editing this file cannot break a running instance
@@ -139,6 +139,7 @@ kill $sampler 2>/dev/null
 fill_steal "$logdir"
 cp -r "$logdir/results.csv" "$logdir/meta.txt" "$logdir/lat" "$res"/
 [ -d "$logdir/frame" ] && cp -r "$logdir/frame" "$res"/
+[ -d "$logdir/lat-fifo" ] && cp -r "$logdir/lat-fifo" "$res"/
 [ -f "$logdir/work.csv" ] && cp "$logdir/work.csv" "$res"/
 [ -f "$logdir/learning.csv" ] && cp "$logdir/learning.csv" "$res"/
 [ -f "$logdir/model.mlb" ] && cp "$logdir/model.mlb" "$res"/

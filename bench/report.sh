@@ -11,8 +11,8 @@
 #                        (or the same without the last two fields, the format before the frame
 #                        workload) then one row per run. scheduler is eevdf, heuristic, learned or adaptive
 #                        (any may be missing); workload is any name (build, hackbench-proc,
-#                        hackbench-thread, latency, imbalance and frame come first in the tables;
-#                        kbuild is make bench-kernel's).
+#                        hackbench-thread, latency, latency-fifo, imbalance and frame come first
+#                        in the tables; kbuild is make bench-kernel's).
 #                        run, rep and slot are positive integers; the other numeric fields are
 #                        empty or a decimal number. A row whose wall_s is empty or "fail" is a
 #                        failed run: counted, otherwise ignored. Blank lines and a CR before the
@@ -79,6 +79,11 @@
 #                        (scheduler "heuristic"), then prefixed adaptive_ ("adaptive"), then
 #                          learned_vs_heuristic_build_migrations_ratio=
 #                          eevdf_frame_missed_pct=
+#                          latency_p50_floor_ratio_vs_eevdf=   latency_p99_floor_ratio_vs_eevdf=
+#                        the last two: the median over reps of lat_pXX_us of eevdf's
+#                        latency-fifo run (cyclictest at SCHED_FIFO, the floor no sched_ext
+#                        scheduler can go below) / that of its latency run, 3 decimals, "nan"
+#                        without a pair: the lowest latency_pXX_ratio_vs_eevdf this machine allows.
 #                        When results.csv has runs of workload kbuild (make bench-kernel), then
 #                          kbuild_time_ratio_vs_eevdf=         kbuild_migrations_ratio_vs_eevdf=
 #                        for "learned", the same two prefixed heuristic_, prefixed adaptive_
@@ -772,6 +777,17 @@ analyse() {
 		print pfx "kbuild_time_ratio_vs_eevdf=" ratio("wall", s, "kbuild") > f
 		print pfx "kbuild_migrations_ratio_vs_eevdf=" ratio("migr", s, "kbuild") > f
 	}
+	# median over reps of metric m of the eevdf latency-fifo run / the eevdf latency run
+	function floor_ratio(m,    i, r) {
+		pairs_start()
+		for (i = 1; i <= nok["eevdf", "latency-fifo"]; i++) {
+			r = reps["eevdf", "latency-fifo", i]
+			if ((m, "eevdf", "latency-fifo", r) in val && (m, "eevdf", "latency", r) in val &&
+			    val[m, "eevdf", "latency", r] != 0)
+				P[++NP] = val[m, "eevdf", "latency-fifo", r] / val[m, "eevdf", "latency", r]
+		}
+		return pairs_median()
+	}
 	# 100 * missed / periods of s on w, pooled over its ok runs with frame counts
 	function missed_pct(s, w) {
 		if (fper[s, w] <= 0)
@@ -851,7 +867,7 @@ analyse() {
 			split(color[i], kv, "=")
 			COLOR[kv[1]] = kv[2]
 		}
-		nknown = split("build hackbench-proc hackbench-thread latency imbalance frame", KNOWN, " ")
+		nknown = split("build hackbench-proc hackbench-thread latency latency-fifo imbalance frame", KNOWN, " ")
 		split("wall migr ctx p50 p99 max steal", metric, " ")
 		split("6 7 8 9 10 11 16", column, " ")
 		for (i in metric)
@@ -926,6 +942,8 @@ analyse() {
 			add_pairs("migr", "learned", "build", "heuristic")
 			print "learned_vs_heuristic_build_migrations_ratio=" pairs_median() > (out "/summary.txt")
 			print "eevdf_frame_missed_pct=" missed_pct("eevdf", "frame") > (out "/summary.txt")
+			print "latency_p50_floor_ratio_vs_eevdf=" floor_ratio("p50") > (out "/summary.txt")
+			print "latency_p99_floor_ratio_vs_eevdf=" floor_ratio("p99") > (out "/summary.txt")
 		}
 		if ("kbuild" in seen) {
 			kbuild_keys("", "learned")

@@ -21,13 +21,14 @@
 #    it starts from the heuristic in its first turn and from its last saved model in the next.
 # 4. Each turn runs every workload once: build (Lua 5.4 from Debian's archive, make -j<CPUs>),
 #    hackbench-proc, hackbench-thread, latency (cyclictest at SCHED_OTHER beside one CPU hog
-#    per CPU), imbalance (one fixed-work process per CPU, all started on one LLC domain,
+#    per CPU; in EEVDF's turns also latency-fifo, the same at SCHED_FIFO: the machine's floor,
+#    which no sched_ext scheduler can go below since the RT class runs before it), imbalance (one fixed-work process per CPU, all started on one LLC domain,
 #    released to every CPU after a second) and frame (periodic tasks with deadlines beside the
 #    same build; BENCH_FRAME="TASKS PERIOD_US WORK_US" sizes them).
 # Writes $MLB_OUT/results.csv (one row per run; columns in bench/report.sh), $MLB_OUT/work.csv
 # (scx_mlb's work per callback in each of its runs, by run number), $MLB_OUT/learning.csv (the
 # learning curve: the stats, retrain and rollback lines of the training run's log and of each
-# adaptive turn's; format in bench/report.sh), $MLB_OUT/lat/ (latency histograms),
+# adaptive turn's; format in bench/report.sh), $MLB_OUT/lat/ (latency histograms; lat-fifo/ the floor's),
 # $MLB_OUT/frame/ (the frame tasks' wake-up latencies and lines), $MLB_OUT/meta.txt, logs under $MLB_OUT/logs/ (scx_mlb-collect.log, the training run;
 # scx_mlb-SCHED-rREP.log, each turn). Exit status 0 when every run completed; 1 when a run
 # failed (its row says "fail") or the scheduler could not start.
@@ -80,12 +81,17 @@ w_hackbench() { # $2: "" (processes) or -T (threads)
 # The latency mix: one stress-ng hog per CPU and cyclictest at SCHED_OTHER (--policy=other;
 # its default is SCHED_FIFO, which sched_ext never sees), half as many threads as CPUs, 2 ms
 # period. Histogram in microseconds up to 100 ms; overflows are kept as the bucket 100000.
-w_latency() { # NAME HISTFILE
+# POLICY "fifo" runs cyclictest at SCHED_FIFO priority 50 instead: it preempts the hogs at
+# once under any scheduler, so its latency is the floor of the machine (in the TCG guest: the
+# emulator's turn among the vCPUs, see BENCHMARKS.md), the bound on any *_latency_*_ratio.
+w_latency() { # NAME HISTFILE [POLICY]
 	local hist=$work/cyclictest.hist
 	stress-ng --cpu "$ncpu" --cpu-method int64 --timeout $((lat_s + 5))s >"$logs/$1-hogs.log" 2>&1 &
 	local hogs=$!
 	zzz 1
-	measure "$1" cyclictest -q -t $(((ncpu + 1) / 2)) --policy=other -i 2000 -D "$lat_s" \
+	local pol=(--policy=other)
+	[ "${3:-other}" = fifo ] && pol=(--policy=fifo -p 50)
+	measure "$1" cyclictest -q -t $(((ncpu + 1) / 2)) "${pol[@]}" -i 2000 -D "$lat_s" \
 		-h 100000 --histfile="$hist"
 	kill "$hogs" 2>/dev/null
 	wait "$hogs" 2>/dev/null
@@ -179,6 +185,11 @@ turn() {
 	w_latency "latency-$tag" "$MLB_OUT/lat/$tag.hist"
 	IFS=, read -r p50 p99 pmax nlat <<<"$LAT"
 	row $rep $slot "$s" latency "$p50" "$p99" "$pmax" "$nlat"
+	if [ "$s" = eevdf ]; then
+		w_latency "latency-fifo-$tag" "$MLB_OUT/lat-fifo/$tag.hist" fifo
+		IFS=, read -r p50 p99 pmax nlat <<<"$LAT"
+		row $rep $slot "$s" latency-fifo "$p50" "$p99" "$pmax" "$nlat"
+	fi
 	w_imbalance "imbalance-$tag"
 	row $rep $slot "$s" imbalance
 	w_frame "frame-$tag" "$MLB_OUT/frame/$tag"
@@ -203,6 +214,7 @@ imb_iters=$(awk -v a="$t0" -v b="$EPOCHREALTIME" -v s=$imb_s 'BEGIN { printf "%d
 	echo "build_cmd=make -j$ncpu $build_target CFLAGS=$build_cflags"
 	echo "hackbench=-g $hb_groups -l $hb_loops (processes; -T threads)"
 	echo "latency=cyclictest -t $(((ncpu + 1) / 2)) --policy=other -i 2000 -D $lat_s beside $ncpu stress-ng cpu hogs"
+	echo "latency_fifo=the same at --policy=fifo -p 50, in EEVDF's turns (the machine's latency floor)"
 	echo "frame=$frame_tasks x lat-task -c $frame_period_us $frame_work_us ($frame_work_us us of CPU every $frame_period_us us, deadline the next release) beside make -j$ncpu $build_target"
 	echo "imbalance=$ncpu x bench-work $imb_iters (~${imb_s}s each alone), started on CPUs $(cat /sys/devices/system/cpu/cpu0/cache/index3/shared_cpu_list 2>/dev/null), released after 1 s"
 } >>"$MLB_OUT/meta.txt"

@@ -74,6 +74,8 @@ is_png() {
 #   no frame runs: every frame key nan
 #   learned vs heuristic, build migrations: r1 50/80=0.625, r2 10/5=2.0, r3 both failed,
 #     r4 600/240=2.5, r5 25/0 skipped -> 2.000 (ratio of medians 37.5/80 = 0.469)
+#   latency floor (eevdf latency-fifo / eevdf latency): p50 r1 10/20=0.5, r2 7/21=0.333, r3 no
+#     latency run (skipped), r4 failed -> 0.417; p99 60/100=0.6 40/200=0.2 -> 0.400
 dir=$work/ex1
 mkdir -p "$dir/lat"
 cat >"$dir/results.csv" <<EOF
@@ -120,6 +122,10 @@ $header
 40,1,4,adaptive,latency,30,11,3000,17,80,300,10000,10,10,0,,,,
 41,2,4,adaptive,latency,30,13,3000,18,100,350,10000,10,10,0,,,,
 42,1,4,adaptive,imbalance,12,35,100,,,,,2,5,0,,,,
+43,1,1,eevdf,latency-fifo,30,20,3000,10,60,300,10000,,,,,,,
+44,2,2,eevdf,latency-fifo,30,20,3000,7,40,300,10000,,,,,,,
+45,3,1,eevdf,latency-fifo,30,20,3000,100,1000,3000,10000,,,,,,,
+46,4,1,eevdf,latency-fifo,fail,20,3000,1,1,1,10000,,,,,,,
 EOF
 cat >"$dir/meta.txt" <<EOF
 date=2024-05-01 12:00
@@ -241,7 +247,9 @@ adaptive_frame_build_time_ratio_vs_eevdf=nan
 adaptive_build_unchosen_migr_pct=5.7
 adaptive_build_accounted_migr_pct=81.4
 learned_vs_heuristic_build_migrations_ratio=2.000
-eevdf_frame_missed_pct=nan"
+eevdf_frame_missed_pct=nan
+latency_p50_floor_ratio_vs_eevdf=0.417
+latency_p99_floor_ratio_vs_eevdf=0.400"
 md=$dir/report.md
 { grep -q 'QEMU TCG' "$md" && grep -q 'no cache model' "$md"; } ||
 	fail "example 1: no TCG paragraph with accel=tcg"
@@ -266,7 +274,7 @@ awk '/^\*\*heuristic\*\*$/ { h = 1 } h && /^\| select_cpu \| 3\.50 \(100\) \|$/ 
 	/^\*\*learned\*\*$/ { h = 0; l = 1 } l && /^\| select_cpu \| 4\.00 \(100\) \|$/ { d = 1 }
 	END { exit !(a && b && c && d) }' "$md" || fail "example 1: work per call table"
 if grep -q '^\*\*eevdf\*\*$' "$md"; then fail "example 1: a work table for EEVDF"; fi
-grep -q '3 failed' "$md" || fail "example 1: failed runs not counted"
+grep -q '4 failed' "$md" || fail "example 1: failed runs not counted"
 { grep -qF '```' "$md" && grep -qxF 'heuristic_imbalance_time_ratio_vs_eevdf=1.100' "$md"; } ||
 	fail "example 1: no key results block"
 grep -qF '| adaptive | 3 | 1 | 27.00 (8.00-30.00) | 40 (30-150) | 1000 (900-1100) | 0.900 | 0.400 | 600 / 750 / 15 | 44.0% | - | 50 / 3 / 4 (81.4%) |' "$md" ||
@@ -338,7 +346,9 @@ adaptive_frame_build_time_ratio_vs_eevdf=nan
 adaptive_build_unchosen_migr_pct=nan
 adaptive_build_accounted_migr_pct=nan
 learned_vs_heuristic_build_migrations_ratio=nan
-eevdf_frame_missed_pct=nan"
+eevdf_frame_missed_pct=nan
+latency_p50_floor_ratio_vs_eevdf=nan
+latency_p99_floor_ratio_vs_eevdf=nan"
 if grep -q 'TCG' "$dir/report.md"; then fail "example 2: TCG paragraph with accel=host"; fi
 grep -qxF 'accel=host' "$dir/report.md" || fail "example 2: meta not in report.md"
 if command -v gnuplot >/dev/null; then
@@ -447,7 +457,7 @@ grep -q '^### kbuild\|^## kbuild\|kbuild' "$dir/report.md" 2>/dev/null || fail "
 echo "10,1,4,eevdf,build,10,100,1000,,,,,,,,,,," >>"$dir/results.csv"
 GNUPLOT=/nonexistent/gnuplot run_report "$dir"
 { [ $rc -eq 0 ] && [ "$(head -n1 <<<"$out")" = "build_time_ratio_vs_eevdf=nan" ] &&
-	[ "$(tail -n5 <<<"$out")" = "$kb_keys" ] && [ "$(wc -l <<<"$out")" -eq $((3 * 11 + 2 + 5)) ]; } ||
+	[ "$(tail -n5 <<<"$out")" = "$kb_keys" ] && [ "$(wc -l <<<"$out")" -eq $((3 * 11 + 4 + 5)) ]; } ||
 	fail "kbuild beside build: exit $rc, stdout
 $out"
 
