@@ -28,8 +28,9 @@
 # numa2x2 test guest (8 vCPUs, 2 NUMA nodes x 2 LLCs, QEMU TCG) or here, samples the host's
 # steal time beside it, and writes bench/results/<UTC date-time>/: results.csv, meta.txt,
 # lat/*.hist (lat-fifo/*.hist: the floor), work.csv, learning.csv (the training run's and the
-# adaptive turns' learning curve), report.md and PNG plots (bench/report.sh), model.mlb (the learned model). Logs
-# go to build/bench/<date-time>/. Ends with the key=value lines of bench/report.sh.
+# adaptive turns' learning curve), report.md and PNG plots (bench/report.sh), model.mlb (the
+# learned model). Logs go to build/bench/<date-time>/. Ends with the key=value lines of
+# bench/report.sh.
 # Exit status: 0 when every run completed and the report was written, else 1.
 { # parsed whole before it runs: editing this file cannot break a running instance
 set -uo pipefail

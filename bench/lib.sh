@@ -27,7 +27,7 @@ bench_begin() {
 	mlb_args=${BENCH_MLB_ARGS:-}
 	ncpu=$(nproc)
 	logs=$MLB_OUT/logs
-	mkdir -p "$logs" "$MLB_OUT/lat" "$MLB_OUT/lat-fifo"
+	mkdir -p "$logs" "$MLB_OUT/lat"
 	rm -f "$MLB_OUT/learning.csv" # appended to: by the training run, then after each adaptive turn
 	MLB_LOG=$logs/scx_mlb.log
 	# scx_mlb writes its log itself (mlb_start): a tee copying it to the console would be a task

@@ -22,13 +22,15 @@
 # 4. Each turn runs every workload once: build (Lua 5.4 from Debian's archive, make -j<CPUs>),
 #    hackbench-proc, hackbench-thread, latency (cyclictest at SCHED_OTHER beside one CPU hog
 #    per CPU; in EEVDF's turns also latency-fifo, the same at SCHED_FIFO: the machine's floor,
-#    which no sched_ext scheduler can go below since the RT class runs before it), imbalance (one fixed-work process per CPU, all started on one LLC domain,
-#    released to every CPU after a second) and frame (periodic tasks with deadlines beside the
+#    which no sched_ext scheduler can go below since the RT class runs before it), imbalance
+#    (one fixed-work process per CPU, all started on one LLC domain, released to every CPU
+#    after a second) and frame (periodic tasks with deadlines beside the
 #    same build; BENCH_FRAME="TASKS PERIOD_US WORK_US" sizes them).
 # Writes $MLB_OUT/results.csv (one row per run; columns in bench/report.sh), $MLB_OUT/work.csv
 # (scx_mlb's work per callback in each of its runs, by run number), $MLB_OUT/learning.csv (the
 # learning curve: the stats, retrain and rollback lines of the training run's log and of each
-# adaptive turn's; format in bench/report.sh), $MLB_OUT/lat/ (latency histograms; lat-fifo/ the floor's),
+# adaptive turn's; format in bench/report.sh), $MLB_OUT/lat/ (latency histograms;
+# $MLB_OUT/lat-fifo/, the floor's),
 # $MLB_OUT/frame/ (the frame tasks' wake-up latencies and lines), $MLB_OUT/meta.txt, logs under $MLB_OUT/logs/ (scx_mlb-collect.log, the training run;
 # scx_mlb-SCHED-rREP.log, each turn). Exit status 0 when every run completed; 1 when a run
 # failed (its row says "fail") or the scheduler could not start.
@@ -86,6 +88,7 @@ w_hackbench() { # $2: "" (processes) or -T (threads)
 # emulator's turn among the vCPUs, see BENCHMARKS.md), the bound on any *_latency_*_ratio.
 w_latency() { # NAME HISTFILE [POLICY]
 	local hist=$work/cyclictest.hist
+	mkdir -p "${2%/*}"
 	stress-ng --cpu "$ncpu" --cpu-method int64 --timeout $((lat_s + 5))s >"$logs/$1-hogs.log" 2>&1 &
 	local hogs=$!
 	zzz 1
