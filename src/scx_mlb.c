@@ -378,7 +378,7 @@ static int configure(struct scx_mlb *skel, const struct mlb_topo *t)
 	}
 
 	skel->struct_ops.mlb_ops->timeout_ms = OPT(WATCHDOG_MS);
-	skel->struct_ops.mlb_ops->exit_dump_len = UEI_DUMP_DFL_LEN;
+	skel->struct_ops.mlb_ops->exit_dump_len = OPT(EXIT_DUMP_LEN);
 	if (OPT(PARTIAL))
 		skel->struct_ops.mlb_ops->flags |= MLB_OPS_SWITCH_PARTIAL;
 	return 0;

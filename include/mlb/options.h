@@ -98,6 +98,9 @@ enum mlb_label_kind {
 	  "from it at once (never from another class); 0: never")                                  \
 	X(WATCHDOG_MS, 0, "watchdog-ms", "MS", NUM, 1000, 30000, 10000,                            \
 	  "The kernel aborts the scheduler when a runnable task waits this long")                  \
+	X(EXIT_DUMP_LEN, 0, "exit-dump-len", "BYTES", NUM, 4096, 1048576, 32768,                   \
+	  "Room for the kernel's debug dump that an error exit prints; a large machine's dump "    \
+	  "needs more")                                                                            \
 	X(PARTIAL, 'p', "partial", NULL, FLAG, 0, 1, 0,                                            \
 	  "Schedule only tasks whose policy is SCHED_EXT")                                         \
 	X(STATS, 'S', "stats", "SECONDS", NUM, 0, 3600, 0,                                         \
