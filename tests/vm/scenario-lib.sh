@@ -63,10 +63,13 @@ need_mlb() {
 # 100 ms (QEMU's round-robin kick), so with 30 busy vCPUs of 64 a vCPU waits ~3 s for its next
 # turn: the watchdog's own kworker can wait two turns, and the 10 s default then aborts the
 # scheduler with "watchdog failed to check in" though no task waited on its account.
+# On those guests the kernel's debug dump of an error exit gets 1 MiB (--exit-dump-len): the
+# default 32 KiB holds about ten of 64 CPUs.
 mlb_start() {
 	local wd=${MLB_WATCHDOG_MS:-}
 	[ -n "$wd" ] || [ "$(nproc)" -le 8 ] || wd=30000
 	[ -z "$wd" ] || set -- "$@" --watchdog-ms "$wd"
+	[ "$(nproc)" -le 8 ] || [[ " $* " == *" --exit-dump-len "* ]] || set -- "$@" --exit-dump-len 1048576
 	need_mlb
 	: >"$MLB_LOG"
 	note "starting: $MLB_BIN $*"
