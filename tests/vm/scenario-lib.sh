@@ -58,18 +58,19 @@ need_mlb() {
 # $MLB_LOG (with MLB_LOG_ONLY=1 to $MLB_LOG alone, without tee: a benchmark then measures
 # no helper task beside the scheduler). Monitor mode so that it gets default SIGINT handling
 # like from a terminal.
-# The watchdog: --watchdog-ms $MLB_WATCHDOG_MS when set, else 30000 (the kernel's maximum) on
-# a guest of more than 8 vCPUs. Single-threaded TCG runs one vCPU at a time and switches every
-# 100 ms (QEMU's round-robin kick), so with 30 busy vCPUs of 64 a vCPU waits ~3 s for its next
-# turn: the watchdog's own kworker can wait two turns, and the 10 s default then aborts the
-# scheduler with "watchdog failed to check in" though no task waited on its account.
-# On those guests the kernel's debug dump of an error exit gets 1 MiB (--exit-dump-len): the
-# default 32 KiB holds about ten of 64 CPUs.
+# On a guest of more than 8 vCPUs: --watchdog-ms $MLB_WATCHDOG_MS when set, else 30000 (the
+# kernel's maximum), because single-threaded TCG runs one vCPU at a time (100 ms turns) and the
+# watchdog's own check-in, a scan of every CPU's run-queue lock, can take seconds there
+# (docs/scaling.md); and 1 MiB for the kernel's debug dump of an error exit
+# (--exit-dump-len), whose default 32 KiB holds about ten of 64 CPUs. Elsewhere
+# $MLB_WATCHDOG_MS alone, when set.
 mlb_start() {
 	local wd=${MLB_WATCHDOG_MS:-}
-	[ -n "$wd" ] || [ "$(nproc)" -le 8 ] || wd=30000
-	[ -z "$wd" ] || set -- "$@" --watchdog-ms "$wd"
-	[ "$(nproc)" -le 8 ] || [[ " $* " == *" --exit-dump-len "* ]] || set -- "$@" --exit-dump-len 1048576
+	if [ "$(nproc)" -gt 8 ]; then
+		set -- "$@" --watchdog-ms "${wd:-30000}" --exit-dump-len 1048576
+	elif [ -n "$wd" ]; then
+		set -- "$@" --watchdog-ms "$wd"
+	fi
 	need_mlb
 	: >"$MLB_LOG"
 	note "starting: $MLB_BIN $*"
