@@ -30,44 +30,73 @@ static bool policy_moves(const struct mlb_model *m, const struct mlb_heur_params
 	return go || mlb_wait_bound_hit(f, hp);
 }
 
-double mlb_policy_cost_us(const struct mlb_model *m, const struct mlb_heur_params *hp,
-			  const struct mlb_model *q, const struct mlb_dataset *d)
+void mlb_policy_estimate(const struct mlb_model *m, const struct mlb_heur_params *hp,
+			 const struct mlb_model *q, const struct mlb_dataset *d,
+			 struct mlb_policy_est *e)
 {
-	double sum = 0.0;
+	double sum[2] = {}, moves = 0.0; /* sum[1]: with the moves' cost, sum[0]: without */
 
 	for (size_t k = 0; k < d->n; k++) {
 		struct mlb_nn_scratch s;
 		struct mlb_features f;
-		double cost, qa[2] = {}, r;
+		double cost, w[2] = {}, t;
 		int pi, a = d->a[k];
 
 		memcpy(f.v, d->x + k * MLB_NR_FEATURES, sizeof(f.v));
 		cost = (double)mlb_move_cost_us(&f, hp);
 		pi = policy_moves(m, hp, &f);
-		if (q) { /* the reward model: its waits, in us, plus the cost of a move */
+		moves += pi;
+		if (q) { /* the reward model: its waits, in us */
 			if (mlb_nn_forward(&q->nn, f.v, MLB_NR_FEATURES, &s))
 				abort(); /* a valid model always runs */
 			for (int b = 0; b < 2; b++)
-				qa[b] = mlb_nn_output(&s, b) * 1000.0 / MLB_NN_ONE + b * cost;
+				w[b] = mlb_nn_output(&s, b) * 1000.0 / MLB_NN_ONE;
 		}
-		r = (d->t[k] < MLB_WAIT_MAX_US ? d->t[k] : MLB_WAIT_MAX_US) + a * cost;
-		sum += qa[pi];
-		if (pi == a) /* the logged action is the policy's: correct the model by it */
-			sum += (r - qa[a]) * MLB_PPM_ONE / (d->p[k] ? d->p[k] : 1);
+		t = d->t[k] < MLB_WAIT_MAX_US ? d->t[k] : MLB_WAIT_MAX_US;
+		for (int c = 0; c < 2; c++) { /* c: the move's cost counted or not */
+			double qa[2] = {w[0], w[1] + c * cost}, r = t + c * a * cost;
+
+			sum[c] += qa[pi];
+			if (pi == a) /* the logged action is the policy's: correct the model */
+				sum[c] += (r - qa[a]) * MLB_PPM_ONE / (d->p[k] ? d->p[k] : 1);
+		}
 	}
-	return d->n ? sum / d->n : 0.0;
+	e->cost_us = d->n ? sum[1] / d->n : 0.0;
+	e->wait_us = d->n ? sum[0] / d->n : 0.0;
+	e->move_frac = d->n ? moves / d->n : 0.0;
 }
 
-double mlb_logged_cost_us(const struct mlb_heur_params *hp, const struct mlb_dataset *d)
+double mlb_policy_cost_us(const struct mlb_model *m, const struct mlb_heur_params *hp,
+			  const struct mlb_model *q, const struct mlb_dataset *d)
 {
-	double sum = 0.0;
+	struct mlb_policy_est e;
+
+	mlb_policy_estimate(m, hp, q, d, &e);
+	return e.cost_us;
+}
+
+void mlb_logged_estimate(const struct mlb_heur_params *hp, const struct mlb_dataset *d,
+			 struct mlb_policy_est *e)
+{
+	double wait = 0.0, cost = 0.0, moves = 0.0;
 
 	for (size_t k = 0; k < d->n; k++) {
 		struct mlb_features f;
 
 		memcpy(f.v, d->x + k * MLB_NR_FEATURES, sizeof(f.v));
-		sum += (d->t[k] < MLB_WAIT_MAX_US ? d->t[k] : MLB_WAIT_MAX_US) +
-		       (d->a[k] ? (double)mlb_move_cost_us(&f, hp) : 0.0);
+		wait += d->t[k] < MLB_WAIT_MAX_US ? d->t[k] : MLB_WAIT_MAX_US;
+		cost += d->a[k] ? (double)mlb_move_cost_us(&f, hp) : 0.0;
+		moves += d->a[k];
 	}
-	return d->n ? sum / d->n : 0.0;
+	e->cost_us = d->n ? (wait + cost) / d->n : 0.0;
+	e->wait_us = d->n ? wait / d->n : 0.0;
+	e->move_frac = d->n ? moves / d->n : 0.0;
+}
+
+double mlb_logged_cost_us(const struct mlb_heur_params *hp, const struct mlb_dataset *d)
+{
+	struct mlb_policy_est e;
+
+	mlb_logged_estimate(hp, d, &e);
+	return e.cost_us;
 }

@@ -32,8 +32,30 @@ void mlb_heur_defaults(struct mlb_heur_params *hp);
 double mlb_policy_cost_us(const struct mlb_model *m, const struct mlb_heur_params *hp,
 			  const struct mlb_model *q, const struct mlb_dataset *d);
 
+/* What mlb_policy_estimate() finds of one policy on logged decisions. */
+struct mlb_policy_est {
+	double cost_us;	  /* mlb_policy_cost_us(): the wait plus the moves' cost, per decision */
+	double wait_us;	  /* the same estimate of the wait alone (no move charged) */
+	double move_frac; /* the share of the logged states in which the policy moves, 0..1 */
+};
+
+/*
+ * mlb_policy_estimate - mlb_policy_cost_us() of the same arguments in @e->cost_us, and in
+ * @e->wait_us the same doubly robust estimate with every move's cost left out of q and r
+ * (the policy still decides with @hp's costs): what its decisions would have made the tasks
+ * wait. @e->move_frac: how often it would move in the logged states. All 0.0 for an empty @d.
+ */
+void mlb_policy_estimate(const struct mlb_model *m, const struct mlb_heur_params *hp,
+			 const struct mlb_model *q, const struct mlb_dataset *d,
+			 struct mlb_policy_est *e);
+
 /* mlb_logged_cost_us - the mean realized cost of the logged decisions of @d under @hp's move
  * costs: what the policy that logged them cost (the on-policy value, to compare with). */
 double mlb_logged_cost_us(const struct mlb_heur_params *hp, const struct mlb_dataset *d);
+
+/* mlb_logged_estimate - what the logged decisions of @d cost under @hp's move costs, waited
+ * and how often they moved, in the terms of struct mlb_policy_est (all 0.0 for an empty @d). */
+void mlb_logged_estimate(const struct mlb_heur_params *hp, const struct mlb_dataset *d,
+			 struct mlb_policy_est *e);
 
 #endif /* __MLB_ML_OPE_H */

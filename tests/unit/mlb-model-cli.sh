@@ -113,11 +113,34 @@ grep -q "^quantized model wait if moved: n=[0-9]* mae=" "$work/out" || fail "eva
 # wait model's policy must cost less than what was logged and than the heuristic, by both the
 # doubly robust and the plain inverse-propensity estimates
 expect 0 "$tool" ope "$work/s.mlb" "$work/d.csv"
-grep -Eq '^decisions=4000 logged_us=[0-9.]+ model_us=[0-9.]+ heuristic_us=[0-9.]+ model_ips_us=[0-9.]+ heuristic_ips_us=[0-9.]+$' "$work/out" ||
+grep -Eq '^decisions=4000 logged_us=[0-9.]+ model_us=[0-9.]+ heuristic_us=[0-9.]+ model_ips_us=[0-9.]+ heuristic_ips_us=[0-9.]+ logged_wait_us=[0-9.]+ model_wait_us=[0-9.]+ heuristic_wait_us=[0-9.]+ logged_move_pct=[0-9.]+ model_move_pct=[0-9.]+ heuristic_move_pct=[0-9.]+$' "$work/out" ||
 	fail "ope: $(cat "$work/out")"
+cp "$work/out" "$work/ope"
+# what was logged, from the CSV by awk: the mean wait (clipped at 100 ms) and the moves' share
+want=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "decision") c = i; if ($i == "first_wait_us") w = i }; next }
+	{ n++; m += $c; s += ($w < 100000 ? $w : 100000) }
+	END { printf "logged_wait_us=%.1f logged_move_pct=%.1f", s / n, 100 * (m / n) }' "$work/d.csv")
+got=$(grep -o 'logged_wait_us=[0-9.]* \|logged_move_pct=[0-9.]*' "$work/out" | tr -d '\n')
+[ "$got" = "$want" ] || fail "ope: logged '$got', expected '$want'"
+# a move charged 1 s at every level: neither policy moves more than with the defaults, and
+# the model moves only where the wait bound says so, which the heuristic obeys too
+expect 0 "$tool" ope --move-cost-core-us=1000000 --move-cost-llc-us=1000000 \
+	--move-cost-cross-llc-us=1000000 --move-cost-node-us=1000000 "$work/s.mlb" "$work/d.csv"
+cat "$work/ope" "$work/out" | awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[NR, kv[1]] = kv[2] } }
+	END { exit !(v[2, "model_move_pct"] < v[1, "model_move_pct"] &&
+		     v[2, "heuristic_move_pct"] <= v[1, "heuristic_move_pct"] &&
+		     v[2, "model_move_pct"] <= v[2, "heuristic_move_pct"] &&
+		     v[1, "logged_wait_us"] == v[2, "logged_wait_us"]) }' ||
+	fail "ope: dearer moves, not fewer: $(cat "$work/ope" "$work/out")"
+expect 2 "$tool" ope --move-cost-llc-us=-1 "$work/s.mlb" "$work/d.csv"
+grep -q -- "--move-cost-llc-us: '-1' is not an integer in \[0, 1000000\]" "$work/err" ||
+	fail "ope: bad cost: $(cat "$work/err")"
+expect 2 "$tool" ope --max-wait-ms "$work/s.mlb" "$work/d.csv"
+expect 2 "$tool" ope --move-cost "$work/s.mlb" "$work/d.csv"
+[ ! -s "$work/out" ] || fail "ope: bad arguments printed results"
 awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
 	END { exit !(v["model_us"] < v["logged_us"] && v["model_us"] < v["heuristic_us"] &&
-		     v["model_ips_us"] < v["heuristic_ips_us"]) }' "$work/out" ||
+		     v["model_ips_us"] < v["heuristic_ips_us"]) }' "$work/ope" ||
 	fail "ope: the trained policy is not the cheapest: $(cat "$work/out")"
 expect 1 "$tool" ope "$work/m.mlb" "$work/d.csv" # a label's model is no wait model
 expect 2 "$tool" ope "$work/s.mlb"

@@ -211,6 +211,31 @@ int main(void)
 		CHECK(fabs(mlb_policy_cost_us(&better, &hp, &better, &hold)) < 1e-6);
 		CHECK(fabs(mlb_policy_cost_us(&better, &hp, &worse, &hold)) < 1e-6);
 		CHECK(fabs(mlb_policy_cost_us(&worse, &hp, &worse, &hold) - 10000.0) < 1e-6);
+		/* mlb_policy_estimate(): with a move charged 1 ms (another node at distance
+		 * 10), the better model still moves the heavy half: it waits 0 and costs
+		 * 0.5 ms a decision, whichever reward model; the heuristic never moves; the
+		 * logged decisions waited 5 ms, moved 2 in 100 and cost 5 ms + 2 x 1 ms / 100 */
+		{
+			struct mlb_heur_params hc = hp;
+			struct mlb_policy_est e;
+
+			hc.move_cost_node_us = 1000;
+			for (int k = 0; k < 2; k++) {
+				mlb_policy_estimate(&better, &hc, k ? &worse : &better, &hold, &e);
+				CHECK(fabs(e.wait_us) < 1e-6 && fabs(e.cost_us - 500.0) < 1e-6);
+				CHECK(e.move_frac == 0.5);
+			}
+			mlb_policy_estimate(NULL, &hc, &better, &hold, &e);
+			CHECK(fabs(e.wait_us - 5000.0) < 1e-6 && fabs(e.cost_us - 5000.0) < 1e-6);
+			CHECK(e.move_frac == 0.0);
+			mlb_logged_estimate(&hc, &hold, &e);
+			CHECK(fabs(e.wait_us - 5000.0) < 1e-6 && fabs(e.cost_us - 5020.0) < 1e-6);
+			CHECK(fabs(e.move_frac - 0.02) < 1e-12);
+			/* charged 20 ms, no move saves enough: the better model stays too */
+			hc.move_cost_node_us = 20000;
+			mlb_policy_estimate(&better, &hc, &better, &hold, &e);
+			CHECK(e.move_frac == 0.0 && fabs(e.wait_us - 5000.0) < 1e-6);
+		}
 		mlb_learner_init(&l, &o, NULL);
 		gen = 0;
 		/* worse than the heuristic: rejected, nothing deployed */
