@@ -278,7 +278,11 @@ sched_stop() {
 	mlb_check_enabled "after the $1 turn"
 	mlb_stop INT
 	[ "$MLB_RC" = 0 ] || { log "scx_mlb exited $MLB_RC"; status=1; }
-	[ "$1" != adaptive ] || learning_save adaptive "$rep" "$MLB_LOG"
+	if [ "$1" = adaptive ]; then
+		learning_save adaptive "$rep" "$MLB_LOG"
+		# its records so far, for mlb-model ope on the host (docs/model.md)
+		cp "$work/adaptive-state/dataset.csv" "$logs/adaptive-dataset-r$rep.csv" 2>/dev/null || :
+	fi
 	grep -a '^scx_mlb: summary:' "$MLB_LOG" | tail -n1
 }
 
@@ -330,6 +334,7 @@ bench_train() {
 	mlb_stop INT
 	learning_save train 0 "$MLB_LOG"
 	model=$MLB_OUT/model.mlb
+	cp "$work/train/dataset.csv" "$logs/train-dataset.csv" # for mlb-model ope on the host
 	"$MLB_ROOT/build/mlb-model" train -e 30 -o "$model" "$work/train/dataset.csv" \
 		>"$logs/train.log" 2>&1 || fail "training failed: $(tail -n 2 "$logs/train.log")"
 	log "model: $(grep -a 'validation quantized wait' "$logs/train.log" | tr '\n' ' ')"
