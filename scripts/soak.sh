@@ -42,13 +42,15 @@ if not any("pids" in m for m in maps):
     own = maps
 print(sum(int(m.get("bytes_memlock", 0)) for m in own) // 1024)' "$MLB_PID"
 	}
-	# sample MINUTE: one line the host side collects (soak_sample, key=value)
+	# sample MINUTE: one line the host side collects (soak_sample, key=value); fails, and
+	# prints nothing, when no fresh stats line comes (scx_mlb exited): the caller stops
+	# the rounds, and the summary and the events below are still printed
 	sample() {
-		wait_stats $(($(nstats) + 1)) 60 # a fresh stats line
+		(wait_stats $(($(nstats) + 1)) 60) >/dev/null 2>&1 || return 1
 		echo "soak_sample minute=$1 rss_kb=$(rss) task_ctxs=$(last_stat task_ctxs) map_kb=$(map_kb) samples=$(last_stat samples) gen=$(last_stat gen)"
 	}
 	detached=0 wfail=0 end=$(($(now_ms) + minutes * 60000)) round=0
-	sample 0
+	sample 0 || fail "no stats line from scx_mlb"
 	rss0=$(rss) ctx0=$(last_stat task_ctxs)
 	while [ "$(now_ms)" -lt $end ]; do
 		case $((round % 4)) in
@@ -61,7 +63,7 @@ print(sum(int(m.get("bytes_memlock", 0)) for m in own) // 1024)' "$MLB_PID"
 		[ "$(rd $SCX/state)" = enabled ] || detached=$((detached + 1))
 		kill -0 "$MLB_PID" 2>/dev/null || { echo "soak: scx_mlb died"; break; }
 		round=$((round + 1))
-		sample $round
+		sample $round || { echo "soak: scx_mlb died"; break; }
 	done
 	rss1=$(rss)
 	ctx1=$(last_stat task_ctxs)
