@@ -61,9 +61,8 @@ print(sum(int(m.get("bytes_memlock", 0)) for m in own) // 1024)' "$MLB_PID"
 		3) zzz 60 ;;
 		esac
 		[ "$(rd $SCX/state)" = enabled ] || detached=$((detached + 1))
-		kill -0 "$MLB_PID" 2>/dev/null || { echo "soak: scx_mlb died"; break; }
+		sample $((round + 1)) || { echo "soak: scx_mlb died"; break; }
 		round=$((round + 1))
-		sample $round || { echo "soak: scx_mlb died"; break; }
 	done
 	rss1=$(rss)
 	ctx1=$(last_stat task_ctxs)

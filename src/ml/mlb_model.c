@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -462,33 +463,21 @@ static const struct opt_row {
 #undef X_ROW
 };
 
-static const int ope_opt_ids[] = {MLB_OPT_MOVE_COST_CORE_US, MLB_OPT_MOVE_COST_LLC_US,
-				  MLB_OPT_MOVE_COST_XLLC_US, MLB_OPT_MOVE_COST_NODE_US,
-				  MLB_OPT_MAX_WAIT_MS};
-#define OPE_NR_OPTS (sizeof(ope_opt_ids) / sizeof(ope_opt_ids[0]))
-#define OPT_OPE	    512 /* + index in ope_opt_ids */
-
-/* ope_set - the heuristic parameter of ope's option @i in @hp to @v. */
-static void ope_set(struct mlb_heur_params *hp, size_t i, long v)
-{
-	switch (ope_opt_ids[i]) {
-	case MLB_OPT_MOVE_COST_CORE_US:
-		hp->move_cost_core_us = v;
-		break;
-	case MLB_OPT_MOVE_COST_LLC_US:
-		hp->move_cost_llc_us = v;
-		break;
-	case MLB_OPT_MOVE_COST_XLLC_US:
-		hp->move_cost_xllc_us = v;
-		break;
-	case MLB_OPT_MOVE_COST_NODE_US:
-		hp->move_cost_node_us = v;
-		break;
-	case MLB_OPT_MAX_WAIT_MS:
-		hp->max_wait_us = v * 1000;
-		break;
-	}
-}
+/* ope's options: the scx_mlb option, the heuristic parameter it sets, and that parameter's
+ * unit in the option's (1000 for a value in ms kept in us) */
+static const struct ope_opt {
+	int id;
+	size_t off; /* of a u32 in struct mlb_heur_params */
+	u32 scale;
+} ope_opts[] = {
+    {MLB_OPT_MOVE_COST_CORE_US, offsetof(struct mlb_heur_params, move_cost_core_us), 1},
+    {MLB_OPT_MOVE_COST_LLC_US, offsetof(struct mlb_heur_params, move_cost_llc_us), 1},
+    {MLB_OPT_MOVE_COST_XLLC_US, offsetof(struct mlb_heur_params, move_cost_xllc_us), 1},
+    {MLB_OPT_MOVE_COST_NODE_US, offsetof(struct mlb_heur_params, move_cost_node_us), 1},
+    {MLB_OPT_MAX_WAIT_MS, offsetof(struct mlb_heur_params, max_wait_us), 1000},
+};
+#define OPE_NR_OPTS (sizeof(ope_opts) / sizeof(ope_opts[0]))
+#define OPT_OPE	    512 /* + index in ope_opts */
 
 /*
  * ope [--move-cost-*-us=US] [--max-wait-ms=MS] MODEL DATA.csv: the doubly robust cost per
@@ -505,28 +494,28 @@ static int cmd_ope(int argc, char **argv)
 	struct mlb_heur_params hp;
 	struct mlb_dataset ds = {};
 	struct mlb_model *m;
-	char err[512];
+	char err[512], name[64];
 	int c, ret = 1;
 
 	mlb_heur_defaults(&hp);
 	for (size_t i = 0; i < OPE_NR_OPTS; i++)
-		opts[i] = (struct option){opt_rows[ope_opt_ids[i]].name, required_argument, NULL,
+		opts[i] = (struct option){opt_rows[ope_opts[i].id].name, required_argument, NULL,
 					  OPT_OPE + (int)i};
 	opts[OPE_NR_OPTS] = (struct option){"help", no_argument, NULL, 'h'};
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		const struct ope_opt *o;
+		const struct opt_row *r;
+
 		if (c == 'h') {
 			usage(stdout);
 			return 0;
 		}
 		if (c < OPT_OPE || c >= OPT_OPE + (int)OPE_NR_OPTS)
 			bad_opt("ope", "", argv);
-		{
-			const struct opt_row *r = &opt_rows[ope_opt_ids[c - OPT_OPE]];
-			char name[64];
-
-			snprintf(name, sizeof(name), "--%s", r->name);
-			ope_set(&hp, c - OPT_OPE, parse_long(name, optarg, r->lo, r->hi));
-		}
+		o = &ope_opts[c - OPT_OPE];
+		r = &opt_rows[o->id];
+		snprintf(name, sizeof(name), "--%s", r->name);
+		*(u32 *)((char *)&hp + o->off) = parse_long(name, optarg, r->lo, r->hi) * o->scale;
 	}
 	if (argc - optind != 2)
 		bad_args("ope: expected MODEL DATA.csv");
